@@ -1,0 +1,69 @@
+// Source locations and user-facing diagnostics. Every node keeps the YAML location it came from,
+// so that an error, a graph break or a diverging node can be named as `file:line:col`.
+// Two error channels (as in Halide): a Diagnostic is the user's mistake (exit code 2);
+// InternalError is gbcheck's own bug (exit code 3).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gbc {
+
+struct SourceLoc {
+  std::string file;
+  int line = 0;  // 1-based; 0 when unknown
+  int col = 0;   // 1-based
+  bool valid() const { return line > 0; }
+  /// "file:line:col", or the file alone when the position is unknown.
+  std::string str() const;
+};
+
+struct Diagnostic {
+  enum class Severity { Error, Warning, Note };
+  Severity severity = Severity::Error;
+  SourceLoc loc;
+  std::string message;
+  std::string hint;
+  /// "mlp.yaml:9:5: error: matmul: inner dimensions differ (64 vs 48); hint: ..."
+  std::string str() const;
+};
+
+class Diagnostics {
+ public:
+  void error(const SourceLoc& loc, std::string message, std::string hint = "");
+  void warning(const SourceLoc& loc, std::string message, std::string hint = "");
+  bool has_errors() const;
+  size_t error_count() const;
+  const std::vector<Diagnostic>& all() const { return list_; }
+  std::string str() const;  // one line per diagnostic
+
+ private:
+  std::vector<Diagnostic> list_;
+};
+
+/// A model the user wrote is invalid; carries every diagnostic found.
+class ModelError : public std::runtime_error {
+ public:
+  explicit ModelError(Diagnostics diagnostics);
+  const Diagnostics& diagnostics() const { return diagnostics_; }
+
+ private:
+  Diagnostics diagnostics_;
+};
+
+/// gbcheck itself is wrong (an invariant broke). Reported with exit code 3.
+class InternalError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+[[noreturn]] void internal_error(const std::string& message);
+
+}  // namespace gbc
+
+#define GBC_INTERNAL_ASSERT(cond, msg)                                                          \
+  do {                                                                                          \
+    if (!(cond))                                                                                \
+      ::gbc::internal_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " + (msg)); \
+  } while (0)
