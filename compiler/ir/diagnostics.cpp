@@ -38,6 +38,13 @@ std::string Diagnostics::str() const {
   return s;
 }
 
+void Diagnostics::sort_by_location() {
+  std::stable_sort(list_.begin(), list_.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    if (a.loc.file != b.loc.file) return false;
+    return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.col < b.loc.col;
+  });
+}
+
 ModelError::ModelError(Diagnostics diagnostics)
     : std::runtime_error(diagnostics.str()), diagnostics_(std::move(diagnostics)) {}
 

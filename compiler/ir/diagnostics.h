@@ -37,6 +37,8 @@ class Diagnostics {
   size_t error_count() const;
   const std::vector<Diagnostic>& all() const { return list_; }
   std::string str() const;  // one line per diagnostic
+  /// Orders by file position (stable), so reports read top to bottom.
+  void sort_by_location();
 
  private:
   std::vector<Diagnostic> list_;

@@ -1,0 +1,37 @@
+#include "compiler/backends/backend.h"
+
+namespace gbc {
+
+std::string CompileEvent::kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::GraphBreak: return "graph break";
+    case Kind::Fallback: return "fallback";
+    case Kind::Recompile: return "recompile";
+  }
+  return "?";
+}
+
+void BackendStats::record(const CompileEvent& event) {
+  for (const auto& e : events)
+    if (e.kind == event.kind && e.code == event.code && e.loc.str() == event.loc.str() && e.message == event.message)
+      return;
+  events.push_back(event);
+  switch (event.kind) {
+    case CompileEvent::Kind::GraphBreak: ++graph_breaks; break;
+    case CompileEvent::Kind::Fallback: ++fallbacks; break;
+    case CompileEvent::Kind::Recompile: ++recompiles; break;
+  }
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name) {
+  const BackendInfo* info = find_backend(name);
+  return info ? info->create() : nullptr;
+}
+
+const BackendInfo* find_backend(const std::string& name) {
+  for (const auto& b : backend_registry())
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+}  // namespace gbc

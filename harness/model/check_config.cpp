@@ -1,0 +1,26 @@
+#include "harness/model/check_config.h"
+
+namespace gbc {
+
+Tolerance default_tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::Float16: return {1e-3, 1e-5};
+    case DType::BFloat16: return {1.6e-2, 1e-5};
+    case DType::Float32: return {1.3e-6, 1e-5};
+    case DType::Float64: return {1e-7, 1e-7};
+    default: return {0.0, 0.0};
+  }
+}
+
+Tolerance CheckConfig::tolerance_for(DType dtype, const std::string& output) const {
+  if (auto it = output_tolerance.find(output); it != output_tolerance.end()) return it->second;
+  if (auto it = tolerance.find(dtype); it != tolerance.end()) return it->second;
+  return default_tolerance(dtype);
+}
+
+SourceLoc CheckConfig::loc_of(const std::string& key) const {
+  auto it = key_locs.find(key);
+  return it == key_locs.end() ? loc : it->second;
+}
+
+}  // namespace gbc

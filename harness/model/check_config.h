@@ -1,0 +1,73 @@
+// The `check:` section of a model: how many cases, which compiled paths, which tolerances and
+// oracles, and what the compilers are expected to do (graph breaks, fallbacks, speedup).
+// Every key is documented in docs/model-format.md; defaults are those below.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/diagnostics.h"
+#include "compiler/ir/dtype.h"
+
+namespace gbc {
+
+struct Tolerance {
+  double rtol = 0.0;
+  double atol = 0.0;
+};
+
+/// torch.testing.assert_close's defaults for a dtype (exact for integers and bool).
+Tolerance default_tolerance(DType dtype);
+
+struct Expectation {
+  std::optional<int> graph_breaks;
+  std::optional<int> fallbacks;
+  std::optional<int> recompiles;
+  std::optional<double> min_speedup;  // compiled over eager; checked by `gbcheck bench`
+};
+
+struct IterationSpec {
+  int steps = 0;  // 0: single-step check
+  std::vector<std::pair<std::string, std::string>> feedback;  // output -> input, per step
+};
+
+struct CheckConfig {
+  uint64_t seed = 0;
+  int cases = 20;
+  std::string device = "cpu";                   // cpu | cuda
+  std::vector<std::string> backends = {"gbc"};  // compiled paths compared with eager
+  std::map<DType, Tolerance> tolerance;          // overrides of default_tolerance
+  std::map<std::string, Tolerance> output_tolerance;  // per-output overrides (win over dtype)
+  bool equal_nan = true;
+  Expectation expect;
+
+  // Oracles (issue: oracles). Empty: every oracle that applies.
+  std::vector<std::string> oracles;
+  std::string error_stat = "elementwise";  // elementwise | max | mean | quantile
+  double quantile = 0.99;                  // with error_stat: quantile
+  double fp64_multiplier = 2.0;
+
+  // Compiler behaviour (gbc), mirroring torch.compile's knobs.
+  std::string dynamic = "auto";  // false | true | auto (static first, dynamic after a shape change)
+  int cache_size_limit = 8;
+  bool capture_scalar_outputs = false;
+  bool reorderable_logging = false;
+  bool rewrite_if = false;
+
+  // Inputs.
+  double special_values = 0.0;         // rate of NaN/Inf/-0/subnormal/huge values
+  std::string layouts = "contiguous";  // contiguous | any
+  IterationSpec iterations;
+
+  SourceLoc loc;                                // of the check: section
+  std::map<std::string, SourceLoc> key_locs;    // of each key given, for later errors
+
+  Tolerance tolerance_for(DType dtype, const std::string& output) const;
+  SourceLoc loc_of(const std::string& key) const;
+};
+
+}  // namespace gbc

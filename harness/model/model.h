@@ -1,0 +1,48 @@
+// A loaded model.yaml: the graph IR plus what the IR does not hold: how to draw each input's
+// values, and how to check the model (`check:`). Format: docs/model-format.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+#include "harness/model/check_config.h"
+
+namespace gbc {
+
+/// How a tensor's values are drawn (`values: {dist: normal, mean: 0, std: 1}`).
+struct ValueDist {
+  enum class Kind : uint8_t { Normal, Uniform, Int, Bernoulli, Const };
+  Kind kind = Kind::Normal;
+  double a = 0.0;  // normal: mean; uniform/int: low; bernoulli: p; const: value
+  double b = 1.0;  // normal: std; uniform/int: high (inclusive for int)
+  bool explicit_in_model = false;  // false: the dtype's default
+
+  static ValueDist default_for(DType dtype);
+  std::string str() const;  // as written in a model: "{dist: normal, mean: 0.0, std: 1.0}"
+};
+
+struct TensorSpec {
+  std::string name;
+  ValueId value = kNoValue;
+  DType dtype = DType::Float32;
+  SymShape shape;
+  ValueDist dist;
+  SourceLoc loc;
+  bool is_param = false;
+};
+
+struct Model {
+  std::string path;  // as given on the command line ("" for models built in memory)
+  std::string name;
+  Graph graph;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> params;
+  CheckConfig check;
+
+  /// Inputs then params, in the order of graph.inputs.
+  std::vector<const TensorSpec*> all_tensor_specs() const;
+  const TensorSpec* find_spec(const std::string& name) const;
+};
+
+}  // namespace gbc

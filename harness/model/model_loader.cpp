@@ -1,0 +1,634 @@
+#include "harness/model/model_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "compiler/ir/infer.h"
+#include "compiler/ir/op_schema.h"
+#include "harness/model/check_config_reader.h"
+#include "harness/model/yaml_reader.h"
+
+namespace gbc {
+namespace {
+
+constexpr const char* kFormat = "gbcheck/v1";
+
+class ModelLoader {
+ public:
+  ModelLoader(const std::string& path) : r_(path, diags_) { model_.path = path; }
+
+  Model load(const std::string& text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      SourceLoc l{r_.file(), e.mark.line + 1, e.mark.column + 1};
+      diags_.error(l, "invalid YAML: " + e.msg, "check indentation, brackets and quotes around this position");
+      throw ModelError(diags_);
+    }
+    if (!root.IsMap()) {
+      diags_.error(SourceLoc{r_.file(), 1, 1}, "a model must be a YAML map with format, inputs, graph and outputs",
+                   "start from corpus/examples/mlp.yaml");
+      throw ModelError(diags_);
+    }
+    r_.check_keys(root, {"format", "name", "dims", "inputs", "params", "graph", "outputs", "check"}, "model");
+    read_format(root);
+    model_.name = root["name"] && root["name"].IsScalar() ? root["name"].Scalar() : stem(r_.file());
+    model_.graph.name = model_.name;
+    scopes_.emplace_back();
+    if (root["dims"]) read_dims(root["dims"]);
+    if (root["inputs"]) read_tensors(root["inputs"], false);
+    if (root["params"]) read_tensors(root["params"], true);
+    if (!root["graph"]) {
+      diags_.error(SourceLoc{r_.file(), 1, 1}, "model has no graph", "add graph: with a list of nodes");
+    } else if (r_.expect_sequence(root["graph"], "graph")) {
+      collect_ids(root["graph"]);
+      read_block(root["graph"], model_.graph.body);
+    }
+    read_outputs(root);
+    if (root["check"]) read_check_config(r_, r_.key_node(root, "check"), root["check"], model_);
+    if (diags_.has_errors()) {
+      diags_.sort_by_location();
+      throw ModelError(diags_);
+    }
+    return std::move(model_);
+  }
+
+ private:
+  static std::string stem(const std::string& path) {
+    std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    return base.substr(0, base.find('.'));
+  }
+
+  void read_format(const YAML::Node& root) {
+    if (!root["format"]) {
+      diags_.error(SourceLoc{r_.file(), 1, 1}, "missing format", std::string("the first line should be `format: ") + kFormat + "`");
+      return;
+    }
+    if (!root["format"].IsScalar() || root["format"].Scalar() != kFormat)
+      r_.error(root["format"], "unsupported format '" + (root["format"].IsScalar() ? root["format"].Scalar() : "") + "'",
+               std::string("this gbcheck reads `format: ") + kFormat + "`");
+  }
+
+  // dims: {B: [1, 32], D: 64}
+  void read_dims(const YAML::Node& node) {
+    if (node.IsNull() || !r_.expect_map(node, "dims")) return;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
+      if (!YamlReader::is_identifier(name)) {
+        r_.error(it->first, "dim name '" + name + "' is not an identifier", "use letters, digits and _ (e.g. B, seq_len)");
+        continue;
+      }
+      if (model_.graph.dims.has(name)) {
+        r_.error(it->first, "dim '" + name + "' is declared twice");
+        continue;
+      }
+      DimRange range;
+      const YAML::Node& v = it->second;
+      if (v.IsSequence()) {
+        auto l = r_.read_int_list(v, "dim " + name);
+        if (!l) continue;
+        if (l->size() != 2) {
+          r_.error(v, "dim " + name + " range must be [min, max], got " + std::to_string(l->size()) + " numbers");
+          continue;
+        }
+        range = {(*l)[0], (*l)[1]};
+      } else {
+        auto x = r_.read_int(v, "dim " + name);
+        if (!x) continue;
+        range = {*x, *x};
+      }
+      if (range.min < 0 || range.max < range.min) {
+        r_.error(v, "dim " + name + " range [" + std::to_string(range.min) + ", " + std::to_string(range.max) + "] is empty or negative",
+                 "write [min, max] with 0 <= min <= max");
+        continue;
+      }
+      if (range.max > (int64_t{1} << 32)) {
+        r_.error(v, "dim " + name + " maximum " + std::to_string(range.max) + " is too large");
+        continue;
+      }
+      model_.graph.dims.declare(name, range);
+    }
+  }
+
+  std::optional<SymShape> read_shape(const YAML::Node& node, const std::string& what, bool allow_minus_one) {
+    if (!r_.expect_sequence(node, what)) return std::nullopt;
+    SymShape shape;
+    bool ok = true;
+    for (const auto& item : node) {
+      auto n = YamlReader::parse_number(item);
+      if (n && n->kind == ScalarKind::Int) {
+        if (n->i < 0 && !(allow_minus_one && n->i == -1)) {
+          r_.error(item, what + ": size " + std::to_string(n->i) + " is negative");
+          ok = false;
+        }
+        shape.push_back(n->i);
+      } else if (item.IsScalar() && YamlReader::is_identifier(item.Scalar())) {
+        if (!model_.graph.dims.has(item.Scalar())) {
+          std::vector<std::string> names;
+          for (const auto& [d, range] : model_.graph.dims.ranges()) names.push_back(d);
+          std::string close = closest_name(item.Scalar(), names);
+          r_.error(item, what + ": dim '" + item.Scalar() + "' is not declared",
+                   close.empty() ? "declare it under dims:, e.g. dims: {" + item.Scalar() + ": [1, 16]}"
+                                 : "did you mean '" + close + "'?");
+          ok = false;
+        }
+        shape.push_back(DimExpr::symbol(item.Scalar()));
+      } else {
+        r_.error(item, what + ": entries must be sizes or dim names");
+        ok = false;
+      }
+    }
+    if (!ok) return std::nullopt;
+    return shape;
+  }
+
+  void read_tensors(const YAML::Node& node, bool params) {
+    const std::string section = params ? "params" : "inputs";
+    if (node.IsNull() || !r_.expect_map(node, section)) return;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
+      const YAML::Node& spec = it->second;
+      if (!YamlReader::is_identifier(name)) {
+        r_.error(it->first, "'" + name + "' is not a valid name", "names are identifiers: letters, digits and _");
+        continue;
+      }
+      if (auto prev = lookup(name)) {
+        r_.error(it->first, "'" + name + "' is already defined at " + model_.graph.value(*prev).loc.str());
+        continue;
+      }
+      if (!r_.expect_map(spec, section + "." + name)) continue;
+      r_.check_keys(spec, {"shape", "dtype", "values"}, section + "." + name);
+      TensorSpec t;
+      t.name = name;
+      t.loc = r_.loc(it->first);
+      t.is_param = params;
+      bool ok = true;
+      if (!spec["shape"]) {
+        r_.error(spec, section + "." + name + " has no shape", "e.g. shape: [B, 64] (use [] for a 0-d tensor)");
+        ok = false;
+      } else if (auto s = read_shape(spec["shape"], section + "." + name + ".shape", false)) {
+        t.shape = *s;
+      } else {
+        ok = false;
+      }
+      if (spec["dtype"]) {
+        auto s = r_.read_string(spec["dtype"], "dtype");
+        auto dt = s ? parse_dtype(*s) : std::nullopt;
+        if (!dt && s) {
+          r_.error(spec["dtype"], "unknown dtype '" + *s + "'",
+                   "one of float64 float32 float16 bfloat16 int64 int32 int16 int8 uint8 bool");
+        }
+        if (dt) t.dtype = *dt;
+        else ok = false;
+      }
+      t.dist = ValueDist::default_for(t.dtype);
+      if (spec["values"] && ok) ok = read_dist(spec["values"], t);
+      ValueType type = ok ? ValueType::tensor(t.dtype, t.shape) : ValueType{};
+      t.value = model_.graph.add_value(name, type, t.loc);
+      model_.graph.inputs.push_back({t.value, params ? GraphInput::Role::Param : GraphInput::Role::Input});
+      scopes_.back()[name] = t.value;
+      (params ? model_.params : model_.inputs).push_back(t);
+    }
+  }
+
+  bool read_dist(const YAML::Node& v, TensorSpec& t) {
+    std::string what = t.name + ".values";
+    if (!r_.expect_map(v, what)) return false;
+    if (!v["dist"]) {
+      r_.error(v, what + " needs dist", "one of normal, uniform, int, bernoulli, const");
+      return false;
+    }
+    auto dist = r_.read_string(v["dist"], what + ".dist");
+    if (!dist) return false;
+    ValueDist d;
+    d.explicit_in_model = true;
+    auto num = [&](const char* key, double fallback, bool required = false) -> std::optional<double> {
+      if (!v[key]) {
+        if (required) {
+          r_.error(v, what + ": dist " + *dist + " needs " + key);
+          return std::nullopt;
+        }
+        return fallback;
+      }
+      return r_.read_float(v[key], what + "." + key);
+    };
+    const bool floating = is_floating(t.dtype);
+    std::optional<double> a, b;
+    if (*dist == "normal") {
+      r_.check_keys(v, {"dist", "mean", "std"}, what);
+      d.kind = ValueDist::Kind::Normal;
+      a = num("mean", 0.0);
+      b = num("std", 1.0);
+      if (!floating) {
+        r_.error(v["dist"], what + ": dist normal needs a floating dtype, " + t.name + " is " + std::string(dtype_name(t.dtype)),
+                 "use {dist: int, low: .., high: ..} for integers or {dist: bernoulli, p: ..} for bool");
+        return false;
+      }
+      if (b && *b <= 0) { r_.error(v["std"], what + ".std must be positive"); return false; }
+    } else if (*dist == "uniform") {
+      r_.check_keys(v, {"dist", "low", "high"}, what);
+      d.kind = ValueDist::Kind::Uniform;
+      a = num("low", 0.0);
+      b = num("high", 1.0);
+      if (!floating) {
+        r_.error(v["dist"], what + ": dist uniform needs a floating dtype", "use {dist: int, low: .., high: ..} for integers");
+        return false;
+      }
+      if (a && b && !(*a < *b)) {
+        r_.error(v, what + ": low (" + std::to_string(*a) + ") must be below high (" + std::to_string(*b) + ")",
+                 "high defaults to 1.0; give both");
+        return false;
+      }
+    } else if (*dist == "int") {
+      r_.check_keys(v, {"dist", "low", "high"}, what);
+      d.kind = ValueDist::Kind::Int;
+      ValueDist def = ValueDist::default_for(t.dtype);
+      a = num("low", def.kind == ValueDist::Kind::Int ? def.a : -10);
+      b = num("high", def.kind == ValueDist::Kind::Int ? def.b : 10);
+      if (a && b && *a > *b) { r_.error(v, what + ": low must not exceed high"); return false; }
+      if (a && b && t.dtype != DType::Bool && !floating) {
+        auto [lo, hi] = integer_range(t.dtype);
+        if (*a < lo || *b > hi) {
+          r_.error(v, what + ": [" + std::to_string(static_cast<long long>(*a)) + ", " +
+                          std::to_string(static_cast<long long>(*b)) + "] does not fit " + std::string(dtype_name(t.dtype)));
+          return false;
+        }
+      }
+      if (t.dtype == DType::Bool) {
+        r_.error(v["dist"], what + ": bool tensors use {dist: bernoulli, p: ...}");
+        return false;
+      }
+    } else if (*dist == "bernoulli") {
+      r_.check_keys(v, {"dist", "p"}, what);
+      d.kind = ValueDist::Kind::Bernoulli;
+      a = num("p", 0.5);
+      if (a && (*a < 0 || *a > 1)) { r_.error(v["p"], what + ".p must be in [0, 1]"); return false; }
+      b = 0.0;
+    } else if (*dist == "const") {
+      r_.check_keys(v, {"dist", "value"}, what);
+      d.kind = ValueDist::Kind::Const;
+      a = num("value", 0.0, true);
+      b = 0.0;
+    } else {
+      r_.error(v["dist"], what + ": unknown dist '" + *dist + "'", "one of normal, uniform, int, bernoulli, const");
+      return false;
+    }
+    if (!a || !b) return false;
+    d.a = *a;
+    d.b = *b;
+    t.dist = d;
+    return true;
+  }
+
+  static std::pair<double, double> integer_range(DType dt) {
+    switch (dt) {
+      case DType::UInt8: return {0, 255};
+      case DType::Int8: return {-128, 127};
+      case DType::Int16: return {-32768, 32767};
+      case DType::Int32: return {-2147483648.0, 2147483647.0};
+      default: return {-9.2e18, 9.2e18};
+    }
+  }
+
+  // Every id defined anywhere in the file, for "used before it is defined" errors.
+  void collect_ids(const YAML::Node& seq) {
+    if (!seq.IsSequence()) return;
+    for (const auto& n : seq) {
+      if (!n.IsMap()) continue;
+      for (const char* key : {"id", "result"})
+        if (n[key] && n[key].IsScalar()) all_ids_.emplace(n[key].Scalar(), r_.loc(n[key]));
+      if (n["then"]) collect_ids(n["then"]);
+      if (n["else"]) collect_ids(n["else"]);
+    }
+  }
+
+  std::optional<ValueId> lookup(const std::string& name) const {
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s)
+      if (auto it = s->find(name); it != s->end()) return it->second;
+    return std::nullopt;
+  }
+
+  std::vector<std::string> visible_names() const {
+    std::vector<std::string> names;
+    for (const auto& s : scopes_)
+      for (const auto& [n, v] : s) names.push_back(n);
+    return names;
+  }
+
+  void read_block(const YAML::Node& seq, Block& block) {
+    for (const auto& item : seq) read_node(item, block);
+  }
+
+  std::optional<Arg> read_arg(const YAML::Node& item, const std::string& op) {
+    if (auto n = YamlReader::parse_number(item)) return Arg::number(*n);
+    if (!item.IsScalar()) {
+      r_.error(item, op + ": args must be ids or numbers, got a " + std::string(item.IsMap() ? "map" : "list"),
+               "nested nodes are not allowed in args; give the inner node its own id");
+      return std::nullopt;
+    }
+    const std::string& name = item.Scalar();
+    if (auto v = lookup(name)) return Arg::of(*v);
+    auto later = all_ids_.find(name);
+    if (later != all_ids_.end()) {
+      r_.error(item, op + ": '" + name + "' is used before it is defined (at " + later->second.str() + ")",
+               "nodes run in order: move this node after the one that defines '" + name + "'");
+    } else {
+      std::string close = closest_name(name, visible_names());
+      if (model_.graph.dims.has(name)) {
+        r_.error(item, op + ": '" + name + "' is a dim, not a value",
+                 "args take values and numbers; sizes of dims are not available as numbers in format v1");
+        return std::nullopt;
+      }
+      r_.error(item, op + ": '" + name + "' is not defined",
+               close.empty() ? "args name inputs, params or ids of earlier nodes" : "did you mean '" + close + "'?");
+    }
+    return std::nullopt;
+  }
+
+  std::optional<AttrValue> read_attr(const AttrSpec& spec, const YAML::Node& v, const std::string& op) {
+    std::string what = op + "." + spec.name;
+    switch (spec.type) {
+      case AttrType::Bool: {
+        auto b = r_.read_bool(v, what);
+        if (b) return AttrValue(*b);
+        return std::nullopt;
+      }
+      case AttrType::Int: {
+        auto i = r_.read_int(v, what);
+        if (i) return AttrValue(*i);
+        return std::nullopt;
+      }
+      case AttrType::Float: {
+        auto f = r_.read_float(v, what);
+        if (f) return AttrValue(*f);
+        return std::nullopt;
+      }
+      case AttrType::Number: {
+        auto n = YamlReader::parse_number(v);
+        if (n) return AttrValue(*n);
+        r_.error(v, what + " must be a number");
+        return std::nullopt;
+      }
+      case AttrType::String: {
+        auto s = r_.read_string(v, what);
+        if (!s) return std::nullopt;
+        if (!spec.choices.empty() && std::find(spec.choices.begin(), spec.choices.end(), *s) == spec.choices.end()) {
+          std::string list;
+          for (const auto& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
+          r_.error(v, what + ": '" + *s + "' is not one of " + list);
+          return std::nullopt;
+        }
+        return AttrValue(*s);
+      }
+      case AttrType::IntList: {
+        if (v.IsScalar()) {
+          auto i = r_.read_int(v, what);
+          if (i) return AttrValue(*i);
+          return std::nullopt;
+        }
+        auto l = r_.read_int_list(v, what);
+        if (l) return AttrValue(*l);
+        return std::nullopt;
+      }
+      case AttrType::Stride2: {
+        auto l = r_.read_int_list(v, what);
+        if (!l) return std::nullopt;
+        if (l->size() != 1 && l->size() != 2) {
+          r_.error(v, what + " must be an int or a list of two ints");
+          return std::nullopt;
+        }
+        return AttrValue(*l);
+      }
+      case AttrType::Shape: {
+        if (v.IsScalar()) {
+          auto i = r_.read_int(v, what);
+          if (i) return AttrValue(SymShape{*i});
+          return std::nullopt;
+        }
+        auto s = read_shape(v, what, true);
+        if (s) return AttrValue(*s);
+        return std::nullopt;
+      }
+      case AttrType::DType: {
+        auto s = r_.read_string(v, what);
+        if (!s) return std::nullopt;
+        if (auto d = parse_dtype(*s)) return AttrValue(*d);
+        r_.error(v, what + ": unknown dtype '" + *s + "'", "one of float64 float32 float16 bfloat16 int64 int32 int16 int8 uint8 bool");
+        return std::nullopt;
+      }
+    }
+    return std::nullopt;
+  }
+
+  void define(const std::string& name, ValueId v) { scopes_.back()[name] = v; }
+
+  void read_node(const YAML::Node& yn, Block& block) {
+    if (!r_.expect_map(yn, "a graph node")) return;
+    Node node;
+    node.loc = r_.loc(yn);
+    if (!yn["op"]) {
+      r_.error(yn, "node has no op", "each node is {id: name, op: opname, args: [...]}");
+      define_unknown(yn);
+      return;
+    }
+    auto op = r_.read_string(yn["op"], "op");
+    if (!op) return define_unknown(yn);
+    const OpSchema* schema = find_op_schema(*op);
+    if (!schema) {
+      std::string close = closest_op_name(*op);
+      r_.error(yn["op"], "unknown op '" + *op + "'",
+               close.empty() ? "see docs/model-format.md for the list of ops" : "did you mean '" + close + "'?");
+      return define_unknown(yn);
+    }
+    node.op = *op;
+    std::vector<std::string> keys = {"id", "op", "args"};
+    for (const auto& a : schema->attrs) keys.push_back(a.name);
+    if (schema->cls == OpClass::Control) {
+      keys.push_back("then");
+      keys.push_back("else");
+    }
+    size_t errors_before = diags_.error_count();
+    r_.check_keys(yn, keys, *op);
+
+    // args
+    bool args_ok = true;
+    std::vector<std::string> arg_names;
+    if (yn["args"]) {
+      const YAML::Node& args = yn["args"];
+      if (args.IsScalar() && !args.IsNull()) {
+        if (auto a = read_arg(args, *op)) node.args.push_back(*a);
+        else args_ok = false;
+        arg_names.push_back(args.Scalar());
+      } else if (r_.expect_sequence(args, *op + ": args")) {
+        for (const auto& item : args) {
+          if (auto a = read_arg(item, *op)) node.args.push_back(*a);
+          else args_ok = false;
+          arg_names.push_back(item.IsScalar() ? item.Scalar() : "");
+        }
+      } else {
+        args_ok = false;
+      }
+    }
+    size_t nargs = yn["args"] ? (yn["args"].IsSequence() ? yn["args"].size() : 1) : 0;
+    if (args_ok && (static_cast<int>(nargs) < schema->min_args || (schema->max_args >= 0 && static_cast<int>(nargs) > schema->max_args))) {
+      std::string expected = schema->min_args == schema->max_args ? std::to_string(schema->min_args)
+                             : schema->max_args < 0 ? "at least " + std::to_string(schema->min_args)
+                                                    : std::to_string(schema->min_args) + " to " + std::to_string(schema->max_args);
+      r_.error(yn["args"] ? yn["args"] : yn, *op + " takes " + expected + " args, got " + std::to_string(nargs),
+               "signature: " + schema->signature);
+      args_ok = false;
+    }
+
+    // attributes
+    for (const auto& spec : schema->attrs) {
+      if (!yn[spec.name]) {
+        if (spec.required) r_.error(yn, *op + ": missing attribute '" + spec.name + "'", "signature: " + schema->signature);
+        continue;
+      }
+      if (auto v = read_attr(spec, yn[spec.name], *op)) node.attrs[spec.name] = *v;
+    }
+
+    // id and outputs
+    std::string id;
+    if (yn["id"]) {
+      auto s = r_.read_string(yn["id"], "id");
+      if (s) id = *s;
+      if (!schema->produces_value) {
+        r_.error(yn["id"], *op + " produces no value, so it takes no id", "remove `id:`");
+        id.clear();
+      } else if (!YamlReader::is_identifier(id)) {
+        r_.error(yn["id"], "id '" + id + "' is not an identifier", "use letters, digits and _, not starting with a digit");
+        id.clear();
+      } else if (auto prev = lookup(id)) {
+        r_.error(yn["id"], "id '" + id + "' is already defined at " + model_.graph.value(*prev).loc.str(),
+                 "each id is defined once; in-place ops rebind their self argument's name");
+        id.clear();
+      }
+    } else if (schema->produces_value && schema->cls != OpClass::Control && schema->cls != OpClass::InPlace) {
+      r_.error(yn, *op + " produces a value but has no id", "add id: name so later nodes and outputs can use it");
+    }
+
+    if (schema->cls == OpClass::Control) {
+      read_if(yn, node);
+      if (auto r = node.attr("result"); r && std::holds_alternative<std::string>(*r)) id = std::get<std::string>(*r);
+    }
+
+    bool ok = args_ok && diags_.error_count() == errors_before;
+    std::string out_name = id;
+    if (schema->cls == OpClass::InPlace && out_name.empty() && !arg_names.empty())
+      out_name = model_.graph.fresh_name(arg_names[0] + ".mut");
+    if (schema->produces_value && !out_name.empty()) {
+      ValueId out = model_.graph.add_value(out_name, ValueType{}, node.loc);
+      node.outputs.push_back(out);
+    }
+    if (ok) infer_node_types(model_.graph, node, diags_);
+    if (!node.outputs.empty()) {
+      if (!id.empty()) define(id, node.outputs[0]);
+      // An in-place op rebinds its self argument: later uses see the mutated tensor.
+      if (schema->cls == OpClass::InPlace && !arg_names.empty() && lookup(arg_names[0]))
+        define_in_owner_scope(arg_names[0], node.outputs[0]);
+    }
+    block.nodes.push_back(std::move(node));
+  }
+
+  void define_in_owner_scope(const std::string& name, ValueId v) {
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s)
+      if (s->count(name)) {
+        (*s)[name] = v;
+        return;
+      }
+  }
+
+  void define_unknown(const YAML::Node& yn) {
+    // Define the id anyway (untyped) so that later uses do not report it as missing.
+    if (yn.IsMap() && yn["id"] && yn["id"].IsScalar() && !lookup(yn["id"].Scalar()))
+      define(yn["id"].Scalar(), model_.graph.add_value(yn["id"].Scalar(), ValueType{}, r_.loc(yn["id"])));
+  }
+
+  void read_if(const YAML::Node& yn, Node& node) {
+    std::string result = node.attr_string("result", "");
+    for (const char* branch : {"then", "else"}) {
+      node.blocks.emplace_back();
+      Block& block = node.blocks.back();
+      if (!yn[branch]) {
+        r_.error(yn, "if: missing `" + std::string(branch) + ":` branch", "both branches are lists of nodes that define '" + result + "'");
+        continue;
+      }
+      if (!r_.expect_sequence(yn[branch], std::string("if.") + branch)) continue;
+      scopes_.emplace_back();
+      read_block(yn[branch], block);
+      auto it = scopes_.back().find(result);
+      if (!result.empty()) {
+        if (it == scopes_.back().end()) {
+          r_.error(yn[branch], std::string("if: the ") + branch + " branch does not define '" + result + "'",
+                   "each branch must have a node with id: " + result);
+        } else {
+          // Keep IR names unique: the branch-local definitions become result.then / result.else.
+          model_.graph.value(it->second).name = model_.graph.fresh_name(result + "." + branch);
+          block.results.push_back(it->second);
+        }
+      }
+      scopes_.pop_back();
+    }
+  }
+
+  void read_outputs(const YAML::Node& root) {
+    if (!root["outputs"]) {
+      diags_.error(SourceLoc{r_.file(), 1, 1}, "model has no outputs", "add outputs: [id, ...] listing what to compare");
+      return;
+    }
+    const YAML::Node& outs = root["outputs"];
+    std::vector<YAML::Node> items;
+    if (outs.IsScalar()) items.push_back(outs);
+    else if (r_.expect_sequence(outs, "outputs")) for (const auto& o : outs) items.push_back(o);
+    if (outs.IsSequence() && outs.size() == 0) r_.error(outs, "outputs is empty", "list at least one id to compare");
+    for (const auto& o : items) {
+      if (!o.IsScalar()) { r_.error(o, "outputs entries must be ids"); continue; }
+      auto v = lookup(o.Scalar());
+      if (!v) {
+        std::string close = closest_name(o.Scalar(), visible_names());
+        r_.error(o, "output '" + o.Scalar() + "' is not defined", close.empty() ? "" : "did you mean '" + close + "'?");
+        continue;
+      }
+      const ValueType& t = model_.graph.type(*v);
+      if (t.is_scalar()) {
+        r_.error(o, "output '" + o.Scalar() + "' is a host scalar (from item); outputs must be tensors",
+                 "output the tensor before item instead");
+        continue;
+      }
+      if (std::find(model_.graph.outputs.begin(), model_.graph.outputs.end(), *v) != model_.graph.outputs.end()) {
+        r_.error(o, "output '" + o.Scalar() + "' is listed twice");
+        continue;
+      }
+      model_.graph.outputs.push_back(*v);
+    }
+  }
+
+  Diagnostics diags_;
+  YamlReader r_;
+  Model model_;
+  std::vector<std::map<std::string, ValueId>> scopes_;
+  std::multimap<std::string, SourceLoc> all_ids_;
+};
+
+}  // namespace
+
+Model load_model_text(const std::string& text, const std::string& path) { return ModelLoader(path).load(text); }
+
+Model load_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    Diagnostics d;
+    d.error(SourceLoc{path, 0, 0}, "cannot read the model file", "check the path");
+    throw ModelError(d);
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return load_model_text(ss.str(), path);
+}
+
+}  // namespace gbc
