@@ -1,0 +1,164 @@
+#include "compiler/cuda/cuda_driver.h"
+
+#include <dlfcn.h>
+
+#include "compiler/support/log.h"
+
+namespace gbc {
+namespace {
+
+template <typename F>
+bool bind(void* library, F*& slot, const char* symbol) {
+  slot = reinterpret_cast<F*>(dlsym(library, symbol));
+  return slot != nullptr;
+}
+
+}  // namespace
+
+CudaDriver& CudaDriver::get() {
+  static CudaDriver driver;
+  return driver;
+}
+
+CudaDriver::CudaDriver() {
+  reason_ = load();
+  if (available()) {
+    GBC_LOG(debug) << "cuda: driver " << driver_version() << ", " << device_count() << " device(s)";
+  } else {
+    GBC_LOG(debug) << "cuda: driver unavailable: " << reason_;
+  }
+}
+
+// Returns the reason the driver cannot be used, empty on success. The library is never dlclose'd:
+// static destructors elsewhere (LibTorch's included) may still call into it at exit.
+std::string CudaDriver::load() {
+  void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char* error = dlerror();
+    return std::string("libcuda.so.1 not found (no NVIDIA driver on this machine): ") +
+           (error ? error : "dlopen failed");
+  }
+  // Symbol names follow the #defines at the top of CUDA 13's cuda.h (legacy default stream, i.e.
+  // no _ptsz/_ptds variants). cuGraphInstantiate maps to cuGraphInstantiateWithFlags there.
+  const bool ok = bind(library, cuInit, "cuInit") &&
+                  bind(library, cuDriverGetVersion, "cuDriverGetVersion") &&
+                  bind(library, cuDeviceGet, "cuDeviceGet") &&
+                  bind(library, cuDeviceGetCount, "cuDeviceGetCount") &&
+                  bind(library, cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
+                  bind(library, cuDeviceGetName, "cuDeviceGetName") &&
+                  bind(library, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+                  bind(library, cuCtxGetCurrent, "cuCtxGetCurrent") &&
+                  bind(library, cuCtxSetCurrent, "cuCtxSetCurrent") &&
+                  bind(library, cuCtxSynchronize, "cuCtxSynchronize") &&
+                  bind(library, cuModuleLoadDataEx, "cuModuleLoadDataEx") &&
+                  bind(library, cuModuleUnload, "cuModuleUnload") &&
+                  bind(library, cuModuleGetFunction, "cuModuleGetFunction") &&
+                  bind(library, cuFuncSetAttribute, "cuFuncSetAttribute") &&
+                  bind(library, cuLaunchKernel, "cuLaunchKernel") &&
+                  bind(library, cuMemAlloc, "cuMemAlloc_v2") &&
+                  bind(library, cuMemFree, "cuMemFree_v2") &&
+                  bind(library, cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
+                  bind(library, cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
+                  bind(library, cuStreamCreate, "cuStreamCreate") &&
+                  bind(library, cuStreamDestroy, "cuStreamDestroy_v2") &&
+                  bind(library, cuStreamSynchronize, "cuStreamSynchronize") &&
+                  bind(library, cuStreamBeginCapture, "cuStreamBeginCapture_v2") &&
+                  bind(library, cuStreamEndCapture, "cuStreamEndCapture") &&
+                  bind(library, cuGraphInstantiate, "cuGraphInstantiateWithFlags") &&
+                  bind(library, cuGraphLaunch, "cuGraphLaunch") &&
+                  bind(library, cuGraphExecDestroy, "cuGraphExecDestroy") &&
+                  bind(library, cuGraphDestroy, "cuGraphDestroy") &&
+                  bind(library, cuGetErrorName, "cuGetErrorName") &&
+                  bind(library, cuGetErrorString, "cuGetErrorString");
+  if (!ok) {
+    const char* error = dlerror();
+    return std::string("libcuda.so.1 is too old (needs a CUDA 12+ driver): ") +
+           (error ? error : "missing symbol");
+  }
+  if (CUresult result = cuInit(0); result != CUDA_SUCCESS) {
+    return "cuInit failed: " + error_text(result);
+  }
+  int count = 0;
+  if (CUresult result = cuDeviceGetCount(&count); result != CUDA_SUCCESS) {
+    return "cuDeviceGetCount failed: " + error_text(result);
+  }
+  if (count == 0) return "no CUDA devices visible (check CUDA_VISIBLE_DEVICES)";
+  primary_contexts_.assign(count, nullptr);
+  return "";
+}
+
+std::string CudaDriver::error_text(CUresult result) const {
+  const char* name = nullptr;
+  const char* description = nullptr;
+  if (cuGetErrorName) cuGetErrorName(result, &name);
+  if (cuGetErrorString) cuGetErrorString(result, &description);
+  std::string text = name ? name : "CUDA error " + std::to_string(static_cast<int>(result));
+  if (description) text += std::string(" (") + description + ")";
+  return text;
+}
+
+void CudaDriver::check(CUresult result, const char* what) const {
+  if (result != CUDA_SUCCESS) throw CudaError(result, std::string(what) + ": " + error_text(result));
+}
+
+void CudaDriver::require() const {
+  if (!available()) throw CudaError(CUDA_ERROR_NOT_INITIALIZED, "CUDA driver unavailable: " + reason_);
+}
+
+int CudaDriver::driver_version() const {
+  require();
+  int version = 0;
+  check(cuDriverGetVersion(&version), "cuDriverGetVersion");
+  return version;
+}
+
+int CudaDriver::device_count() const {
+  require();
+  return static_cast<int>(primary_contexts_.size());
+}
+
+int CudaDriver::compute_capability(int device) const {
+  require();
+  CUdevice handle = 0;
+  check(cuDeviceGet(&handle, device), "cuDeviceGet");
+  int major = 0;
+  int minor = 0;
+  check(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, handle),
+        "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)");
+  check(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, handle),
+        "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)");
+  return major * 10 + minor;
+}
+
+std::string CudaDriver::device_name(int device) const {
+  require();
+  CUdevice handle = 0;
+  check(cuDeviceGet(&handle, device), "cuDeviceGet");
+  char name[256] = {};
+  check(cuDeviceGetName(name, sizeof name, handle), "cuDeviceGetName");
+  return name;
+}
+
+CUcontext CudaDriver::ensure_context(int device) {
+  require();
+  CUcontext current = nullptr;
+  check(cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  if (current) return current;
+  if (device < 0 || device >= device_count()) {
+    throw CudaError(CUDA_ERROR_INVALID_DEVICE, "CUDA device " + std::to_string(device) + " does not exist");
+  }
+  CUcontext context = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!primary_contexts_[device]) {
+      CUdevice handle = 0;
+      check(cuDeviceGet(&handle, device), "cuDeviceGet");
+      check(cuDevicePrimaryCtxRetain(&primary_contexts_[device], handle), "cuDevicePrimaryCtxRetain");
+    }
+    context = primary_contexts_[device];
+  }
+  check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  return context;
+}
+
+}  // namespace gbc
