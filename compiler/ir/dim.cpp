@@ -70,6 +70,19 @@ DimExpr DimExpr::make(Op op, const DimExpr& a, const DimExpr& b) {
       default: break;
     }
   }
+  // Canonical products (constant last, constants merged) and the divisions reshape and flatten
+  // produce, so that printed shapes stay readable: B*4*6 // B is 24.
+  if (op == Op::Mul && a.is_const() && !b.is_const()) return make(Op::Mul, b, a);
+  if (op == Op::Mul && b.is_const() && a.op() == Op::Mul && a.rhs().is_const())
+    return make(Op::Mul, a.lhs(), a.rhs().value() * b.value());
+  if (op == Op::Mul && !b.is_const() && a.op() == Op::Mul && a.rhs().is_const())
+    return make(Op::Mul, make(Op::Mul, a.lhs(), b), a.rhs());
+  if (op == Op::FloorDiv && a.op() == Op::Mul) {
+    if (a.rhs().same_as(b)) return a.lhs();
+    if (a.lhs().same_as(b)) return a.rhs();
+    if (b.is_const() && a.rhs().is_const() && b.value() != 0 && a.rhs().value() % b.value() == 0)
+      return make(Op::Mul, a.lhs(), a.rhs().value() / b.value());
+  }
   // Identities that keep printed shapes readable.
   if ((op == Op::Add || op == Op::Sub) && b.is_const() && b.value() == 0) return a;
   if (op == Op::Add && a.is_const() && a.value() == 0) return b;

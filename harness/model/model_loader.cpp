@@ -333,7 +333,12 @@ class ModelLoader {
     const std::string& name = item.Scalar();
     if (auto v = lookup(name)) return Arg::of(*v);
     auto later = all_ids_.find(name);
-    if (later != all_ids_.end()) {
+    SourceLoc here = r_.loc(item);
+    if (later != all_ids_.end() && (later->second.line < here.line ||
+                                    (later->second.line == here.line && later->second.col < here.col))) {
+      r_.error(item, op + ": '" + name + "' is local to an if branch (defined at " + later->second.str() + ")",
+               "only the if's result is visible after it; compute '" + name + "' before the if, or make it the result");
+    } else if (later != all_ids_.end()) {
       r_.error(item, op + ": '" + name + "' is used before it is defined (at " + later->second.str() + ")",
                "nodes run in order: move this node after the one that defines '" + name + "'");
     } else {
