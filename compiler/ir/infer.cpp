@@ -689,7 +689,8 @@ std::optional<ValueType> Inferrer::custom() {
   if (k->result == CustomKernelInfo::Result::SameAsFirst) return tensor(0);
   auto shape = broadcast_all({0, 1});
   if (!shape) return std::nullopt;
-  return ValueType::tensor(tensor(0).dtype, *shape);
+  // Broadcasting kernels compute `x op bias` on ATen, which promotes.
+  return ValueType::tensor(result_type({operand(0), operand(1)}), *shape);
 }
 
 std::optional<ValueType> Inferrer::in_place() {

@@ -1,0 +1,82 @@
+// Neural-network ops on ATen: normalizations, the extern ops (matmul linear bmm conv2d), dropout
+// and the custom kernels. Each is the ATen call torch.nn.functional makes, with its defaults
+// (cudnn enabled for layer_norm and batch_norm, as torch.backends.cudnn.enabled is by default).
+#include <ATen/ops/batch_norm.h>
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/conv2d.h>
+#include <ATen/ops/dropout.h>
+#include <ATen/ops/layer_norm.h>
+#include <ATen/ops/linear.h>
+#include <ATen/ops/log_softmax.h>
+#include <ATen/ops/matmul.h>
+#include <ATen/ops/softmax.h>
+
+#include "compiler/aten/aten_ops_internal.h"
+#include "compiler/aten/custom_kernels.h"
+#include "compiler/ir/op_schema.h"
+
+namespace gbc::aten_detail {
+namespace {
+
+// An optional trailing tensor argument (weight, bias).
+c10::optional<at::Tensor> optional_arg(const OpCall& c, size_t i) {
+  if (i < c.num_args()) return c.tensor(i);
+  return c10::nullopt;
+}
+
+// conv2d's stride/padding/dilation: an int or a list of two, passed on as written (ATen expands
+// a single value to both spatial dims, as F.conv2d(stride=2) does).
+std::vector<int64_t> pair_attr(const OpCall& c, const std::string& name, int64_t fallback) {
+  return c.node.attr_int_list(name).value_or(std::vector<int64_t>{fallback});
+}
+
+at::Tensor normalization(const OpCall& c) {
+  const at::Tensor& x = c.tensor(0);
+  const std::string& op = c.op();
+  if (op == "softmax") return at::softmax(x, c.node.attr_int("dim", -1));
+  if (op == "log_softmax") return at::log_softmax(x, c.node.attr_int("dim", -1));
+  if (op == "layer_norm") {
+    std::vector<int64_t> shape = c.shape_attr("normalized_shape");
+    return at::layer_norm(x, shape, optional_arg(c, 1), optional_arg(c, 2), c.node.attr_float("eps", 1e-5),
+                          /*cudnn_enable=*/true);
+  }
+  if (op == "batch_norm") {
+    // In training mode ATen updates running_mean and running_var (args 3 and 4) in place; they
+    // are the caller's param tensors, so the update is visible after the run, as in PyTorch.
+    return at::batch_norm(x, optional_arg(c, 1), optional_arg(c, 2), optional_arg(c, 3), optional_arg(c, 4),
+                          c.node.attr_bool("training", false), c.node.attr_float("momentum", 0.1),
+                          c.node.attr_float("eps", 1e-5), /*cudnn_enabled=*/true);
+  }
+  internal_error("aten: '" + op + "' is not a normalization");
+}
+
+at::Tensor extern_op(const OpCall& c) {
+  const std::string& op = c.op();
+  if (op == "matmul") return at::matmul(c.tensor(0), c.tensor(1));
+  if (op == "bmm") return at::bmm(c.tensor(0), c.tensor(1));
+  if (op == "linear") return at::linear(c.tensor(0), c.tensor(1), optional_arg(c, 2));
+  if (op == "conv2d") {
+    return at::conv2d(c.tensor(0), c.tensor(1), optional_arg(c, 2), pair_attr(c, "stride", 1),
+                      pair_attr(c, "padding", 0), pair_attr(c, "dilation", 1), c.node.attr_int("groups", 1));
+  }
+  internal_error("aten: '" + op + "' is not an extern op");
+}
+
+}  // namespace
+
+at::Tensor run_nn(const OpCall& call) {
+  const OpSchema* schema = find_op_schema(call.op());
+  switch (schema->cls) {
+    case OpClass::Normalization: return normalization(call);
+    case OpClass::Extern: return extern_op(call);
+    case OpClass::Random:
+      // ATen's global generator: the harness seeds it (at::manual_seed) before every run so
+      // that the eager and compiled paths draw the same mask.
+      return at::dropout(call.tensor(0), call.node.attr_float("p", 0.5), call.node.attr_bool("training", true));
+    case OpClass::Custom: return run_custom_kernel(call.node.attr_string("name", ""), call.tensors());
+    default: break;
+  }
+  internal_error("aten: '" + call.op() + "' is not an nn op");
+}
+
+}  // namespace gbc::aten_detail
