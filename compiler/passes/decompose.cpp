@@ -1,0 +1,315 @@
+#include "compiler/passes/decompose.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "compiler/ir/infer.h"
+#include "compiler/passes/graph_rewrite.h"
+
+namespace gbc {
+namespace {
+
+bool is_reduced_float(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
+
+Arg num(double v) { return Arg::number(Scalar::from_float(v)); }
+Arg num_int(int64_t v) { return Arg::number(Scalar::from_int(v)); }
+Arg val(ValueId v) { return Arg::of(v); }
+
+// The sizes a reduction node reduces over (every dim when `dim` is absent or empty).
+std::vector<DimExpr> reduced_sizes(const SymShape& shape, const Node& node) {
+  auto dims = node.attr_int_list("dim");
+  if (!dims || dims->empty()) return shape;
+  std::vector<DimExpr> out;
+  for (int64_t d : *dims)
+    if (auto nd = normalize_dim(d, static_cast<int64_t>(shape.size())); nd && !shape.empty())
+      out.push_back(shape[static_cast<size_t>(*nd)]);
+  return out;
+}
+
+// The element count of the reduced dims when it is the same for every binding.
+std::optional<int64_t> constant_count(const std::vector<DimExpr>& sizes) {
+  int64_t n = 1;
+  for (const auto& d : sizes) {
+    if (!d.is_const()) return std::nullopt;
+    n *= d.value();
+  }
+  return n;
+}
+
+Attrs reduction_attrs(const Node& node, bool keepdim) {
+  Attrs a;
+  if (const AttrValue* dim = node.attr("dim")) a["dim"] = *dim;
+  a["keepdim"] = keepdim;
+  return a;
+}
+
+class Decomposer;
+
+// Emits the replacement of one composite node. Intermediate values are named after the node's
+// output ("y.max"); the last node writes the node's own output, so its uses stay as they are.
+class Emitter {
+ public:
+  // in_f32: compute in float32 when the output is float16/bfloat16.
+  Emitter(Decomposer& decomposer, Graph& graph, std::vector<Node>& out, const Node& node, bool in_f32)
+      : decomposer_(decomposer), graph_(graph), out_(out), node_(node), target_(node.output()),
+        target_dtype_(graph.type(target_).dtype), in_f32_(in_f32 && is_reduced_float(target_dtype_)) {}
+
+  // An operand as the decomposition computes it: widened to float32 for float16/bfloat16.
+  ValueId input(ValueId x) {
+    if (!in_f32_ || !is_reduced_float(graph_.type(x).dtype)) return x;
+    return emit(make_node(graph_, "to", {val(x)}, {{"dtype", DType::Float32}}, node_.loc, graph_.name_of(x) + ".f32"));
+  }
+  ValueId arg(size_t i) { return input(node_.args[i].value); }
+
+  ValueId op(const std::string& op, std::vector<Arg> args, Attrs attrs, const std::string& suffix) {
+    std::string name = graph_.name_of(target_) + "." + suffix;
+    return emit(make_node(graph_, op, std::move(args), std::move(attrs), node_.loc, name));
+  }
+
+  // The last step: writes the node's output (through a cast back when computing in float32).
+  void result(const std::string& op_name, std::vector<Arg> args, Attrs attrs = {}) {
+    if (in_f32_) {
+      ValueId wide = op(op_name, std::move(args), std::move(attrs), "f32");
+      emit(make_node_into(graph_, target_, "to", {val(wide)}, {{"dtype", target_dtype_}}, node_.loc));
+      return;
+    }
+    emit(make_node_into(graph_, target_, op_name, std::move(args), std::move(attrs), node_.loc));
+  }
+
+ private:
+  ValueId emit(Node node);
+
+  Decomposer& decomposer_;
+  Graph& graph_;
+  std::vector<Node>& out_;
+  const Node& node_;
+  ValueId target_;
+  DType target_dtype_;
+  bool in_f32_;
+};
+
+class Decomposer {
+ public:
+  explicit Decomposer(Graph& graph) : g_(graph) {}
+
+  void rewrite(Block& block) {
+    std::vector<Node> out;
+    out.reserve(block.nodes.size());
+    for (auto& n : block.nodes) {
+      for (auto& b : n.blocks) rewrite(b);
+      lower(std::move(n), out);
+    }
+    block.nodes = std::move(out);
+  }
+
+  // Appends the node, or its decomposition (decomposed again where it emits composites, as
+  // layer_norm emits mean).
+  void lower(Node node, std::vector<Node>& out) {
+    if (!decomposable(node)) {
+      out.push_back(std::move(node));
+      return;
+    }
+    using Rule = void (Decomposer::*)(Emitter&, const Node&);
+    static const std::map<std::string, Rule> rules = {
+        {"softmax", &Decomposer::softmax},       {"log_softmax", &Decomposer::log_softmax},
+        {"logsumexp", &Decomposer::logsumexp},   {"layer_norm", &Decomposer::layer_norm},
+        {"var", &Decomposer::var},               {"mean", &Decomposer::mean},
+        {"gelu", &Decomposer::gelu},             {"silu", &Decomposer::silu},
+        {"batch_norm", &Decomposer::batch_norm}, {"linear", &Decomposer::linear},
+    };
+    // linear stays one ATen call (matmul with its own accumulation); the bias add follows it.
+    Emitter e(*this, g_, out, node, /*in_f32=*/node.op != "linear");
+    (this->*rules.at(node.op))(e, node);
+  }
+
+ private:
+  const SymShape& shape_of(const Node& node, size_t i) const { return g_.type(node.args[i].value).shape; }
+
+  bool decomposable(const Node& node) const {
+    const std::string& op = node.op;
+    if (node.outputs.size() != 1 || !g_.type(node.output()).is_tensor()) return false;
+    if (op == "gelu" || op == "silu") return true;
+    if (op == "linear") return node.args.size() == 3;
+    if (op == "batch_norm") return !node.attr_bool("training", false);
+    if (op == "layer_norm") return !node.attr_shape("normalized_shape")->empty();
+    if (op == "mean" || op == "var") return constant_count(reduced_sizes(shape_of(node, 0), node)).has_value();
+    if (op == "softmax" || op == "log_softmax" || op == "logsumexp") {
+      // amax has no identity: a reduced dim that may be empty keeps the op whole.
+      std::vector<DimExpr> sizes;
+      const SymShape& s = shape_of(node, 0);
+      if (op == "logsumexp") {
+        sizes = reduced_sizes(s, node);
+      } else if (!s.empty()) {
+        int64_t dim = *normalize_dim(node.attr_int("dim", -1), static_cast<int64_t>(s.size()));
+        sizes.push_back(s[static_cast<size_t>(dim)]);
+      }
+      for (const auto& d : sizes)
+        if (g_.dims.min_of(d) == 0) return false;
+      return true;
+    }
+    return false;
+  }
+
+  // exp(x - amax(x)) / sum(exp(x - amax(x))), as ATen's softmax kernel.
+  void softmax(Emitter& e, const Node& n) {
+    Attrs keep = {{"dim", n.attr_int("dim", -1)}, {"keepdim", true}};
+    ValueId x = e.arg(0);
+    ValueId m = e.op("amax", {val(x)}, keep, "max");
+    ValueId shifted = e.op("sub", {val(x), val(m)}, {}, "shifted");
+    ValueId ex = e.op("exp", {val(shifted)}, {}, "exp");
+    ValueId s = e.op("sum", {val(ex)}, keep, "sum");
+    e.result("div", {val(ex), val(s)});
+  }
+
+  // (x - amax) - log(sum(exp(x - amax))), as ATen's log_softmax kernel.
+  void log_softmax(Emitter& e, const Node& n) {
+    Attrs keep = {{"dim", n.attr_int("dim", -1)}, {"keepdim", true}};
+    ValueId x = e.arg(0);
+    ValueId m = e.op("amax", {val(x)}, keep, "max");
+    ValueId shifted = e.op("sub", {val(x), val(m)}, {}, "shifted");
+    ValueId ex = e.op("exp", {val(shifted)}, {}, "exp");
+    ValueId s = e.op("sum", {val(ex)}, keep, "sum");
+    ValueId l = e.op("log", {val(s)}, {}, "logsum");
+    e.result("sub", {val(shifted), val(l)});
+  }
+
+  // ATen's logsumexp: m = amax with infinite maxima replaced by 0 (an all -inf row gives -inf,
+  // a row with +inf gives +inf, NaN propagates), then log(sum(exp(x - m))) + m.
+  void logsumexp(Emitter& e, const Node& n) {
+    bool keepdim = n.attr_bool("keepdim", false);
+    ValueId x = e.arg(0);
+    auto safe_max = [&](bool keep, const std::string& name) {
+      ValueId m = e.op("amax", {val(x)}, reduction_attrs(n, keep), name);
+      ValueId a = e.op("abs", {val(m)}, {}, name + "_abs");
+      ValueId inf = e.op("eq", {val(a), num(std::numeric_limits<double>::infinity())}, {}, name + "_is_inf");
+      return e.op("where", {val(inf), num(0.0), val(m)}, {}, "safe_" + name);
+    };
+    ValueId m = safe_max(true, "max");
+    ValueId shifted = e.op("sub", {val(x), val(m)}, {}, "shifted");
+    ValueId ex = e.op("exp", {val(shifted)}, {}, "exp");
+    ValueId s = e.op("sum", {val(ex)}, reduction_attrs(n, keepdim), "sum");
+    ValueId l = e.op("log", {val(s)}, {}, "log");
+    // Without keepdim the shift is added at the reduced shape: a second amax of the same input,
+    // which fuses into the same reduction.
+    ValueId shift = keepdim ? m : safe_max(false, "max_out");
+    e.result("add", {val(l), val(shift)});
+  }
+
+  // (x - mean) * rsqrt(mean((x - mean)^2) + eps) [* weight] [+ bias] over the trailing dims.
+  void layer_norm(Emitter& e, const Node& n) {
+    size_t k = n.attr_shape("normalized_shape")->size();
+    std::vector<int64_t> dims;
+    for (size_t i = k; i > 0; --i) dims.push_back(-static_cast<int64_t>(i));
+    Attrs keep = {{"dim", dims}, {"keepdim", true}};
+    ValueId x = e.arg(0);
+    ValueId mu = e.op("mean", {val(x)}, keep, "mean");
+    ValueId centered = e.op("sub", {val(x), val(mu)}, {}, "centered");
+    ValueId sq = e.op("mul", {val(centered), val(centered)}, {}, "sq");
+    ValueId var = e.op("mean", {val(sq)}, keep, "var");
+    ValueId ve = e.op("add", {val(var), num(n.attr_float("eps", 1e-5))}, {}, "var_eps");
+    ValueId rstd = e.op("rsqrt", {val(ve)}, {}, "rstd");
+    if (n.args.size() == 1) return e.result("mul", {val(centered), val(rstd)});
+    ValueId norm = e.op("mul", {val(centered), val(rstd)}, {}, "norm");
+    if (n.args.size() == 2) return e.result("mul", {val(norm), val(e.arg(1))});
+    ValueId scaled = e.op("mul", {val(norm), val(e.arg(1))}, {}, "scaled");
+    e.result("add", {val(scaled), val(e.arg(2))});
+  }
+
+  // sum((x - mean)^2) / (N - correction); ATen divides by max(N - correction, 0), so a
+  // non-positive divisor gives inf (or nan for a zero sum), as it does.
+  void var(Emitter& e, const Node& n) {
+    int64_t count = *constant_count(reduced_sizes(shape_of(n, 0), n));
+    int64_t divisor = std::max<int64_t>(count - n.attr_int("correction", 1), 0);
+    ValueId x = e.arg(0);
+    ValueId mu = e.op("mean", {val(x)}, reduction_attrs(n, true), "mean");
+    ValueId centered = e.op("sub", {val(x), val(mu)}, {}, "centered");
+    ValueId sq = e.op("mul", {val(centered), val(centered)}, {}, "sq");
+    ValueId s = e.op("sum", {val(sq)}, reduction_attrs(n, n.attr_bool("keepdim", false)), "sum");
+    e.result("div", {val(s), num_int(divisor)});
+  }
+
+  // ATen's CPU mean is sum(x) / N.
+  void mean(Emitter& e, const Node& n) {
+    int64_t count = *constant_count(reduced_sizes(shape_of(n, 0), n));
+    ValueId s = e.op("sum", {val(e.arg(0))}, reduction_attrs(n, n.attr_bool("keepdim", false)), "sum");
+    e.result("div", {val(s), num_int(count)});
+  }
+
+  // ATen's formulas: x * 0.5 * (1 + erf(x * M_SQRT1_2)), or with tanh:
+  // x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+  void gelu(Emitter& e, const Node& n) {
+    ValueId x = e.arg(0);
+    ValueId inner;
+    if (n.attr_string("approximate", "none") == "tanh") {
+      const double beta = M_SQRT2 * M_2_SQRTPI * 0.5;
+      ValueId sq = e.op("mul", {val(x), val(x)}, {}, "sq");
+      ValueId cube = e.op("mul", {val(sq), val(x)}, {}, "cube");
+      ValueId k = e.op("mul", {val(cube), num(0.044715)}, {}, "kcube");
+      ValueId s = e.op("add", {val(x), val(k)}, {}, "inner_sum");
+      ValueId arg = e.op("mul", {val(s), num(beta)}, {}, "inner");
+      inner = e.op("tanh", {val(arg)}, {}, "tanh");
+    } else {
+      ValueId scaled = e.op("mul", {val(x), num(M_SQRT1_2)}, {}, "scaled");
+      inner = e.op("erf", {val(scaled)}, {}, "erf");
+    }
+    ValueId one_plus = e.op("add", {val(inner), num(1.0)}, {}, "one_plus");
+    ValueId half = e.op("mul", {val(x), num(0.5)}, {}, "half");
+    e.result("mul", {val(half), val(one_plus)});
+  }
+
+  // x * sigmoid(x).
+  void silu(Emitter& e, const Node&) {
+    ValueId x = e.arg(0);
+    ValueId sig = e.op("sigmoid", {val(x)}, {}, "sigmoid");
+    e.result("mul", {val(x), val(sig)});
+  }
+
+  // Eval mode: (x - running_mean) * rsqrt(running_var + eps) * weight + bias, the [C] params
+  // reshaped to [C, 1, ...] so they broadcast along dim 1.
+  void batch_norm(Emitter& e, const Node& n) {
+    const SymShape xs = shape_of(n, 0);  // a copy: emitting nodes adds values
+    ValueId x = e.arg(0), weight = e.arg(1), bias = e.arg(2), mean = e.arg(3), var = e.arg(4);
+    ValueId ve = e.op("add", {val(var), num(n.attr_float("eps", 1e-5))}, {}, "var_eps");
+    ValueId rstd = e.op("rsqrt", {val(ve)}, {}, "rstd");
+    auto per_channel = [&](ValueId p, const std::string& name) {
+      if (xs.size() == 2) return p;
+      SymShape shape(xs.size() - 1, DimExpr(1));
+      shape[0] = xs[1];
+      return e.op("reshape", {val(p)}, {{"shape", shape}}, name);
+    };
+    ValueId mean_c = per_channel(mean, "mean_c");
+    ValueId rstd_c = per_channel(rstd, "rstd_c");
+    ValueId weight_c = per_channel(weight, "weight_c");
+    ValueId bias_c = per_channel(bias, "bias_c");
+    ValueId centered = e.op("sub", {val(x), val(mean_c)}, {}, "centered");
+    ValueId norm = e.op("mul", {val(centered), val(rstd_c)}, {}, "norm");
+    ValueId scaled = e.op("mul", {val(norm), val(weight_c)}, {}, "scaled");
+    e.result("add", {val(scaled), val(bias_c)});
+  }
+
+  // linear(x, w) + bias.
+  void linear(Emitter& e, const Node& n) {
+    ValueId product = e.op("linear", {n.args[0], n.args[1]}, {}, "linear");
+    e.result("add", {val(product), n.args[2]});
+  }
+
+  Graph& g_;
+};
+
+ValueId Emitter::emit(Node node) {
+  ValueId v = node.output();
+  decomposer_.lower(std::move(node), out_);
+  return v;
+}
+
+}  // namespace
+
+Graph decompose(const Graph& graph) {
+  Graph g = graph;
+  Decomposer(g).rewrite(g.body);
+  return g;
+}
+
+}  // namespace gbc

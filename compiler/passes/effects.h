@@ -1,0 +1,46 @@
+// What a node does besides computing its output, for the passes that move, merge or remove nodes:
+// side effects, mutation of its arguments, and which values may share storage (alias analysis).
+// Conservative by design: "may alias" and "may be mutated" err towards yes. Tests: tests/passes/.
+#pragma once
+
+#include <set>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace gbc {
+
+/// Nodes that must run even when their output is unused, and never merge with another:
+/// print, in-place ops, batch_norm in training mode (running stats), dropout (it draws from the
+/// global generator), custom kernels (opaque).
+bool has_side_effect(const Node& node);
+
+/// The values a node writes into: self of add_/mul_, running_mean and running_var of batch_norm
+/// in training mode.
+std::vector<ValueId> mutated_args(const Node& node);
+
+/// The tensors a node's output may be a view of (ATen returns views or self for these): the args
+/// of view ops, of `to` to the same dtype, of dropout and custom kernels; self of in-place ops;
+/// both branch results of `if`. Empty for ops that always allocate their output.
+std::vector<ValueId> alias_sources(const Graph& graph, const Node& node);
+
+/// May-alias facts over a whole graph. A root is a value with storage of its own (a graph input,
+/// or the output of an op that allocates); every value may share the storage of its roots.
+class AliasAnalysis {
+ public:
+  explicit AliasAnalysis(const Graph& graph);
+
+  const std::set<ValueId>& roots(ValueId v) const;
+  bool may_alias(ValueId a, ValueId b) const;
+  /// Whether v may share storage with a graph input or param (a write to it is seen by the caller).
+  bool may_alias_graph_input(ValueId v) const;
+  /// Whether some node of the graph may write into v's storage.
+  bool may_be_mutated(ValueId v) const;
+
+ private:
+  std::vector<std::set<ValueId>> roots_;
+  std::set<ValueId> input_roots_;
+  std::set<ValueId> mutated_roots_;
+};
+
+}  // namespace gbc

@@ -1,0 +1,87 @@
+#include "compiler/passes/upcast_fp64.h"
+
+#include "compiler/ir/infer.h"
+#include "compiler/ir/op_schema.h"
+#include "compiler/ir/printer.h"
+#include "compiler/passes/graph_rewrite.h"
+
+namespace gbc {
+namespace {
+
+class Upcaster {
+ public:
+  explicit Upcaster(Graph& graph) : g_(graph) {}
+
+  void run() {
+    for (const auto& in : g_.inputs) {
+      ValueType& t = g_.value(in.value).type;
+      if (t.is_tensor() && is_floating(t.dtype)) t.dtype = DType::Float64;
+    }
+    visit(g_.body);
+  }
+
+ private:
+  // Program order, so each node is inferred from its (already upcast) operands.
+  void visit(Block& block) {
+    std::vector<Node> out;
+    out.reserve(block.nodes.size());
+    for (auto& n : block.nodes) {
+      for (auto& b : n.blocks) visit(b);
+      retarget_dtype_attr(n);
+      infer(n);
+      if (produces_narrow_float(n)) {
+        widen_integer_operands(n, out);
+        infer(n);
+      }
+      out.push_back(std::move(n));
+    }
+    block.nodes = std::move(out);
+  }
+
+  void retarget_dtype_attr(Node& n) {
+    if (n.op != "to" && n.op != "full") return;
+    auto dtype = n.attr_dtype("dtype");
+    // A float `full` without a dtype is float32 (torch's default dtype).
+    bool float_default = !dtype && n.op == "full" && n.attr_scalar("value")->kind == ScalarKind::Float;
+    if ((dtype && is_floating(*dtype)) || float_default) n.attrs["dtype"] = DType::Float64;
+  }
+
+  void infer(Node& n) {
+    Diagnostics diags;
+    if (!infer_node_types(g_, n, diags))
+      internal_error("upcast_fp64 produced an ill-typed node: " + print_node(g_, n) + "\n" + diags.str());
+  }
+
+  bool produces_narrow_float(const Node& n) const {
+    if (n.outputs.size() != 1) return false;
+    const ValueType& t = g_.type(n.output());
+    return t.is_tensor() && is_floating(t.dtype) && t.dtype != DType::Float64;
+  }
+
+  // Elementwise ops whose float result came from integer (or bool) operands.
+  void widen_integer_operands(Node& n, std::vector<Node>& out) {
+    const OpSchema* schema = find_op_schema(n.op);
+    GBC_INTERNAL_ASSERT(schema && is_elementwise(schema->cls),
+                        "upcast_fp64: '" + n.op + "' gives " + g_.type(n.output()).str() + " from float64 operands");
+    size_t first = schema->cls == OpClass::Where ? 1 : 0;  // where's condition stays bool
+    for (size_t i = first; i < n.args.size(); ++i) {
+      Arg& a = n.args[i];
+      if (!a.is_value() || !g_.type(a.value).is_tensor() || is_floating(g_.type(a.value).dtype)) continue;
+      Node cast = make_node(g_, "to", {a}, {{"dtype", DType::Float64}}, n.loc, g_.name_of(a.value) + ".f64");
+      a = Arg::of(cast.output());
+      out.push_back(std::move(cast));
+    }
+  }
+
+  Graph& g_;
+};
+
+}  // namespace
+
+Graph upcast_fp64(const Graph& graph) {
+  Graph g = graph;
+  Upcaster(g).run();
+  return g;
+}
+
+}  // namespace gbc

@@ -1,0 +1,16 @@
+// upcast_fp64: the same program computed in float64, for the fp64 oracle's reference.
+// Runs on the graph as loaded (not part of the pipeline). Test: tests/passes/upcast_fp64_test.cpp.
+#pragma once
+
+#include "compiler/ir/graph.h"
+
+namespace gbc {
+
+/// Every floating dtype becomes float64: graph inputs and params, `to` targets, `full` dtypes
+/// (a float `full` without a dtype gets dtype float64); types are re-inferred. Integer and bool
+/// values stay as they are, except where an op turns them into floats (exp of an int tensor,
+/// int / int, int tensor * 2.5): ATen would give float32 there, so their integer operands are
+/// cast to float64 first and the result is float64 too.
+Graph upcast_fp64(const Graph& graph);
+
+}  // namespace gbc

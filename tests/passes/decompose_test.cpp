@@ -1,0 +1,307 @@
+// decompose: the exact primitives each composite becomes (names, attributes, float32 compute for
+// half types) and the composites it must leave whole. Numerical agreement with ATen is checked by
+// pipeline_semantics_test.cpp.
+#include "compiler/passes/decompose.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/passes/pass_test_util.h"
+
+namespace gbc {
+namespace {
+
+using testing::graph_of;
+using testing::ir;
+
+TEST(Decompose, SoftmaxIsMaxShiftExpSumDiv) {
+  Graph g = graph_of(R"(dims: {B: [1, 4]}
+inputs: {x: {shape: [B, 5], dtype: float32}}
+graph:
+  - {id: y, op: softmax, args: [x], dim: -1}
+outputs: [y]
+)");
+  EXPECT_EQ(ir(decompose(g)), R"(graph t(x: float32[B, 5]) {
+  y.max: float32[B, 1] = amax(x, dim=-1, keepdim=true)
+  y.shifted: float32[B, 5] = sub(x, y.max)
+  y.exp: float32[B, 5] = exp(y.shifted)
+  y.sum: float32[B, 1] = sum(y.exp, dim=-1, keepdim=true)
+  y: float32[B, 5] = div(y.exp, y.sum)
+  return y
+}
+)");
+}
+
+TEST(Decompose, LogSoftmaxOfBfloat16ComputesInFloat32) {
+  Graph g = graph_of(R"(dims: {B: [1, 4]}
+inputs: {h: {shape: [B, 5], dtype: bfloat16}}
+graph:
+  - {id: z, op: log_softmax, args: [h], dim: 0}
+outputs: [z]
+)");
+  EXPECT_EQ(ir(decompose(g)), R"(graph t(h: bfloat16[B, 5]) {
+  h.f32: float32[B, 5] = to(h, dtype=float32)
+  z.max: float32[1, 5] = amax(h.f32, dim=0, keepdim=true)
+  z.shifted: float32[B, 5] = sub(h.f32, z.max)
+  z.exp: float32[B, 5] = exp(z.shifted)
+  z.sum: float32[1, 5] = sum(z.exp, dim=0, keepdim=true)
+  z.logsum: float32[1, 5] = log(z.sum)
+  z.f32: float32[B, 5] = sub(z.shifted, z.logsum)
+  z: bfloat16[B, 5] = to(z.f32, dtype=bfloat16)
+  return z
+}
+)");
+}
+
+TEST(Decompose, LogsumexpMasksInfiniteMaximaAsAten) {
+  Graph g = graph_of(R"(dims: {B: [1, 4]}
+inputs: {x: {shape: [B, 3, 4], dtype: float32}}
+graph:
+  - {id: lse, op: logsumexp, args: [x], dim: [1, -1]}
+  - {id: all, op: logsumexp, args: [x], keepdim: true}
+outputs: [lse, all]
+)");
+  EXPECT_EQ(ir(decompose(g)), R"(graph t(x: float32[B, 3, 4]) {
+  lse.max: float32[B, 1, 1] = amax(x, dim=[1, -1], keepdim=true)
+  lse.max_abs: float32[B, 1, 1] = abs(lse.max)
+  lse.max_is_inf: bool[B, 1, 1] = eq(lse.max_abs, inf)
+  lse.safe_max: float32[B, 1, 1] = where(lse.max_is_inf, 0.0, lse.max)
+  lse.shifted: float32[B, 3, 4] = sub(x, lse.safe_max)
+  lse.exp: float32[B, 3, 4] = exp(lse.shifted)
+  lse.sum: float32[B] = sum(lse.exp, dim=[1, -1], keepdim=false)
+  lse.log: float32[B] = log(lse.sum)
+  lse.max_out: float32[B] = amax(x, dim=[1, -1], keepdim=false)
+  lse.max_out_abs: float32[B] = abs(lse.max_out)
+  lse.max_out_is_inf: bool[B] = eq(lse.max_out_abs, inf)
+  lse.safe_max_out: float32[B] = where(lse.max_out_is_inf, 0.0, lse.max_out)
+  lse: float32[B] = add(lse.log, lse.safe_max_out)
+  all.max: float32[1, 1, 1] = amax(x, keepdim=true)
+  all.max_abs: float32[1, 1, 1] = abs(all.max)
+  all.max_is_inf: bool[1, 1, 1] = eq(all.max_abs, inf)
+  all.safe_max: float32[1, 1, 1] = where(all.max_is_inf, 0.0, all.max)
+  all.shifted: float32[B, 3, 4] = sub(x, all.safe_max)
+  all.exp: float32[B, 3, 4] = exp(all.shifted)
+  all.sum: float32[1, 1, 1] = sum(all.exp, keepdim=true)
+  all.log: float32[1, 1, 1] = log(all.sum)
+  all: float32[1, 1, 1] = add(all.log, all.safe_max)
+  return lse, all
+}
+)");
+}
+
+TEST(Decompose, LayerNormWithAndWithoutAffineParams) {
+  Graph g = graph_of(R"(dims: {B: [1, 4]}
+inputs: {x: {shape: [B, 3, 4], dtype: float32}}
+params:
+  w: {shape: [4], dtype: float32}
+  b: {shape: [4], dtype: float32}
+graph:
+  - {id: ln, op: layer_norm, args: [x, w, b], normalized_shape: [4], eps: 1.0e-5}
+  - {id: plain, op: layer_norm, args: [x], normalized_shape: [3, 4], eps: 0.5}
+outputs: [ln, plain]
+)");
+  // The means are decomposed again (sum / N: the normalized dims are static).
+  EXPECT_EQ(ir(decompose(g)), R"(graph t(x: float32[B, 3, 4], param w: float32[4], param b: float32[4]) {
+  ln.mean.sum: float32[B, 3, 1] = sum(x, dim=[-1], keepdim=true)
+  ln.mean: float32[B, 3, 1] = div(ln.mean.sum, 4)
+  ln.centered: float32[B, 3, 4] = sub(x, ln.mean)
+  ln.sq: float32[B, 3, 4] = mul(ln.centered, ln.centered)
+  ln.var.sum: float32[B, 3, 1] = sum(ln.sq, dim=[-1], keepdim=true)
+  ln.var: float32[B, 3, 1] = div(ln.var.sum, 4)
+  ln.var_eps: float32[B, 3, 1] = add(ln.var, 1.0000000000000001e-05)
+  ln.rstd: float32[B, 3, 1] = rsqrt(ln.var_eps)
+  ln.norm: float32[B, 3, 4] = mul(ln.centered, ln.rstd)
+  ln.scaled: float32[B, 3, 4] = mul(ln.norm, w)
+  ln: float32[B, 3, 4] = add(ln.scaled, b)
+  plain.mean.sum: float32[B, 1, 1] = sum(x, dim=[-2, -1], keepdim=true)
+  plain.mean: float32[B, 1, 1] = div(plain.mean.sum, 12)
+  plain.centered: float32[B, 3, 4] = sub(x, plain.mean)
+  plain.sq: float32[B, 3, 4] = mul(plain.centered, plain.centered)
+  plain.var.sum: float32[B, 1, 1] = sum(plain.sq, dim=[-2, -1], keepdim=true)
+  plain.var: float32[B, 1, 1] = div(plain.var.sum, 12)
+  plain.var_eps: float32[B, 1, 1] = add(plain.var, 0.5)
+  plain.rstd: float32[B, 1, 1] = rsqrt(plain.var_eps)
+  plain: float32[B, 3, 4] = mul(plain.centered, plain.rstd)
+  return ln, plain
+}
+)");
+}
+
+TEST(Decompose, VarDividesByCountMinusCorrectionClampedAtZero) {
+  Graph g = graph_of(R"(dims: {B: [1, 4]}
+inputs: {x: {shape: [B, 3], dtype: float32}}
+graph:
+  - {id: v, op: var, args: [x], dim: 1, correction: 0}
+  - {id: w, op: var, args: [x], dim: -1, correction: 5, keepdim: true}
+outputs: [v, w]
+)");
+  // correction 5 > N = 3: ATen divides by max(N - correction, 0) = 0.
+  EXPECT_EQ(ir(decompose(g)), R"(graph t(x: float32[B, 3]) {
+  v.mean.sum: float32[B, 1] = sum(x, dim=1, keepdim=true)
+  v.mean: float32[B, 1] = div(v.mean.sum, 3)
+  v.centered: float32[B, 3] = sub(x, v.mean)
+  v.sq: float32[B, 3] = mul(v.centered, v.centered)
+  v.sum: float32[B] = sum(v.sq, dim=1, keepdim=false)
+  v: float32[B] = div(v.sum, 3)
+  w.mean.sum: float32[B, 1] = sum(x, dim=-1, keepdim=true)
+  w.mean: float32[B, 1] = div(w.mean.sum, 3)
+  w.centered: float32[B, 3] = sub(x, w.mean)
+  w.sq: float32[B, 3] = mul(w.centered, w.centered)
+  w.sum: float32[B, 1] = sum(w.sq, dim=-1, keepdim=true)
+  w: float32[B, 1] = div(w.sum, 0)
+  return v, w
+}
+)");
+}
+
+TEST(Decompose, MeanOfFloat16ComputesInFloat32) {
+  Graph g = graph_of(R"(inputs: {h: {shape: [2, 3], dtype: float16}}
+graph:
+  - {id: m, op: mean, args: [h]}
+outputs: [m]
+)");
+  EXPECT_EQ(ir(decompose(g)), R"(graph t(h: float16[2, 3]) {
+  h.f32: float32[2, 3] = to(h, dtype=float32)
+  m.sum: float32[] = sum(h.f32, keepdim=false)
+  m.f32: float32[] = div(m.sum, 6)
+  m: float16[] = to(m.f32, dtype=float16)
+  return m
+}
+)");
+}
+
+TEST(Decompose, GeluBothFormsAndSilu) {
+  Graph g = graph_of(R"(inputs: {x: {shape: [4], dtype: float32}}
+graph:
+  - {id: g, op: gelu, args: [x]}
+  - {id: t, op: gelu, args: [x], approximate: tanh}
+  - {id: s, op: silu, args: [x]}
+outputs: [g, t, s]
+)");
+  EXPECT_EQ(ir(decompose(g)), R"(graph t(x: float32[4]) {
+  g.scaled: float32[4] = mul(x, 0.70710678118654757)
+  g.erf: float32[4] = erf(g.scaled)
+  g.one_plus: float32[4] = add(g.erf, 1.0)
+  g.half: float32[4] = mul(x, 0.5)
+  g: float32[4] = mul(g.half, g.one_plus)
+  t.sq: float32[4] = mul(x, x)
+  t.cube: float32[4] = mul(t.sq, x)
+  t.kcube: float32[4] = mul(t.cube, 0.044714999999999998)
+  t.inner_sum: float32[4] = add(x, t.kcube)
+  t.inner: float32[4] = mul(t.inner_sum, 0.79788456080286541)
+  t.tanh: float32[4] = tanh(t.inner)
+  t.one_plus: float32[4] = add(t.tanh, 1.0)
+  t.half: float32[4] = mul(x, 0.5)
+  t: float32[4] = mul(t.half, t.one_plus)
+  s.sigmoid: float32[4] = sigmoid(x)
+  s: float32[4] = mul(x, s.sigmoid)
+  return g, t, s
+}
+)");
+}
+
+TEST(Decompose, EvalBatchNormReshapesChannelParams) {
+  Graph g = graph_of(R"(dims: {N: [1, 2]}
+inputs: {x: {shape: [N, 3, 2, 2], dtype: float32}}
+params:
+  w: {shape: [3], dtype: float32}
+  b: {shape: [3], dtype: float32}
+  m: {shape: [3], dtype: float32}
+  v: {shape: [3], dtype: float32}
+graph:
+  - {id: y, op: batch_norm, args: [x, w, b, m, v], eps: 0.001}
+outputs: [y]
+)");
+  EXPECT_EQ(ir(decompose(g)),
+            R"(graph t(x: float32[N, 3, 2, 2], param w: float32[3], param b: float32[3], param m: float32[3], param v: float32[3]) {
+  y.var_eps: float32[3] = add(v, 0.001)
+  y.rstd: float32[3] = rsqrt(y.var_eps)
+  y.mean_c: float32[3, 1, 1] = reshape(m, shape=[3, 1, 1])
+  y.rstd_c: float32[3, 1, 1] = reshape(y.rstd, shape=[3, 1, 1])
+  y.weight_c: float32[3, 1, 1] = reshape(w, shape=[3, 1, 1])
+  y.bias_c: float32[3, 1, 1] = reshape(b, shape=[3, 1, 1])
+  y.centered: float32[N, 3, 2, 2] = sub(x, y.mean_c)
+  y.norm: float32[N, 3, 2, 2] = mul(y.centered, y.rstd_c)
+  y.scaled: float32[N, 3, 2, 2] = mul(y.norm, y.weight_c)
+  y: float32[N, 3, 2, 2] = add(y.scaled, y.bias_c)
+  return y
+}
+)");
+}
+
+TEST(Decompose, LinearBiasBecomesAnAdd) {
+  Graph g = graph_of(R"(inputs: {x: {shape: [2, 4], dtype: float32}}
+params:
+  w: {shape: [3, 4], dtype: float32}
+  b: {shape: [3], dtype: float32}
+graph:
+  - {id: y, op: linear, args: [x, w, b]}
+  - {id: z, op: linear, args: [x, w]}
+outputs: [y, z]
+)");
+  EXPECT_EQ(ir(decompose(g)), R"(graph t(x: float32[2, 4], param w: float32[3, 4], param b: float32[3]) {
+  y.linear: float32[2, 3] = linear(x, w)
+  y: float32[2, 3] = add(y.linear, b)
+  z: float32[2, 3] = linear(x, w)
+  return y, z
+}
+)");
+}
+
+TEST(Decompose, LeavesWhatPrimitivesCannotExpressExactly) {
+  // mean over a symbolic dim (no constant divisor), softmax over a dim that may be empty (amax
+  // has no identity), layer_norm over no dims, batch_norm in training (it updates its params).
+  Graph g = graph_of(R"(dims: {B: [1, 4], E: [0, 3]}
+inputs:
+  x: {shape: [B, 3], dtype: float32}
+  e: {shape: [2, E], dtype: float32}
+params:
+  c: {shape: [3], dtype: float32}
+  rm: {shape: [3], dtype: float32}
+  rv: {shape: [3], dtype: float32}
+graph:
+  - {id: m, op: mean, args: [x], dim: 0}
+  - {id: v, op: var, args: [x]}
+  - {id: s, op: softmax, args: [e], dim: 1}
+  - {id: l, op: logsumexp, args: [e], dim: 1}
+  - {id: n, op: layer_norm, args: [x], normalized_shape: []}
+  - {id: bn, op: batch_norm, args: [x, c, c, rm, rv], training: true}
+outputs: [m, v, s, l, n, bn]
+)");
+  EXPECT_EQ(ir(decompose(g)), ir(g));
+}
+
+TEST(Decompose, RewritesInsideBranchesAndKeepsLocations) {
+  Graph g = graph_of(R"(inputs: {x: {shape: [3], dtype: float32}, p: {shape: [], dtype: bool}}
+graph:
+  - op: if
+    args: [p]
+    result: y
+    then:
+      - {id: y, op: silu, args: [x]}
+    else:
+      - {id: y, op: relu, args: [x]}
+outputs: [y]
+)");
+  Graph d = decompose(g);
+  EXPECT_EQ(ir(d), R"(graph t(x: float32[3], p: bool[]) {
+  y: float32[3] = if(p, result=y) {
+  then:
+    y.then.sigmoid: float32[3] = sigmoid(x)
+    y.then: float32[3] = mul(x, y.then.sigmoid)
+    yield y.then
+  else:
+    y.else: float32[3] = relu(x)
+    yield y.else
+  }
+  return y
+}
+)");
+  const Node& silu_loc = g.body.nodes[0].blocks[0].nodes[0];
+  for (const Node& n : d.body.nodes[0].blocks[0].nodes) {
+    EXPECT_EQ(n.loc.str(), silu_loc.loc.str());
+    EXPECT_EQ(d.value(n.output()).loc.str(), silu_loc.loc.str());
+  }
+}
+
+}  // namespace
+}  // namespace gbc

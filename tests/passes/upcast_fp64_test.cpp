@@ -1,0 +1,66 @@
+// upcast_fp64: every floating dtype becomes float64 (inputs, params, casts, constants, and results
+// ATen would make float32 from integers); integer and bool values stay.
+#include "compiler/passes/upcast_fp64.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/passes/pass_test_util.h"
+
+namespace gbc {
+namespace {
+
+using testing::graph_of;
+using testing::ir;
+
+TEST(UpcastFp64, EveryFloatingDtypeBecomesFloat64) {
+  Graph g = graph_of(R"(dims: {B: [1, 4]}
+inputs:
+  x: {shape: [B, 3], dtype: float16}
+  i: {shape: [B, 3], dtype: int32}
+  m: {shape: [B, 3], dtype: bool}
+params:
+  w: {shape: [3, 2], dtype: bfloat16}
+graph:
+  - {id: c, op: full, shape: [3], value: 0.5}
+  - {id: k, op: full, shape: [3], value: 2, dtype: float32}
+  - {id: n, op: full, shape: [3], value: 2}
+  - {id: xf, op: to, args: [x], dtype: float32}
+  - {id: xi, op: to, args: [x], dtype: int16}
+  - {id: wx, op: to, args: [w], dtype: float16}
+  - {id: h, op: matmul, args: [x, wx]}
+  - {id: e, op: exp, args: [i]}
+  - {id: q, op: div, args: [i, n]}
+  - {id: s, op: mul, args: [i, 2.5]}
+  - {id: wh, op: where, args: [m, i, 0.5]}
+  - {id: a, op: add, args: [xf, c]}
+  - {id: ik, op: add, args: [i, n]}
+  - {id: t, op: mul, args: [k, a]}
+outputs: [h, e, q, s, wh, t, xi, ik]
+)");
+  EXPECT_EQ(ir(upcast_fp64(g)), R"(graph t(x: float64[B, 3], i: int32[B, 3], m: bool[B, 3], param w: float64[3, 2]) {
+  c: float64[3] = full(dtype=float64, shape=[3], value=0.5)
+  k: float64[3] = full(dtype=float64, shape=[3], value=2)
+  n: int64[3] = full(shape=[3], value=2)
+  xf: float64[B, 3] = to(x, dtype=float64)
+  xi: int16[B, 3] = to(x, dtype=int16)
+  wx: float64[3, 2] = to(w, dtype=float64)
+  h: float64[B, 2] = matmul(x, wx)
+  i.f64: float64[B, 3] = to(i, dtype=float64)
+  e: float64[B, 3] = exp(i.f64)
+  i.f64.1: float64[B, 3] = to(i, dtype=float64)
+  n.f64: float64[3] = to(n, dtype=float64)
+  q: float64[B, 3] = div(i.f64.1, n.f64)
+  i.f64.2: float64[B, 3] = to(i, dtype=float64)
+  s: float64[B, 3] = mul(i.f64.2, 2.5)
+  i.f64.3: float64[B, 3] = to(i, dtype=float64)
+  wh: float64[B, 3] = where(m, i.f64.3, 0.5)
+  a: float64[B, 3] = add(xf, c)
+  ik: int64[B, 3] = add(i, n)
+  t: float64[B, 3] = mul(k, a)
+  return h, e, q, s, wh, t, xi, ik
+}
+)");
+}
+
+}  // namespace
+}  // namespace gbc
