@@ -9,7 +9,10 @@
 #ifndef GBC_KERNEL_ABI_H_
 #define GBC_KERNEL_ABI_H_
 
+/* NVRTC has no system headers; there the prelude, placed first, defines the fixed-width types. */
+#if !defined(__CUDACC_RTC__)
 #include <stdint.h>
+#endif
 
 #define GBC_MAX_RANK 8
 

@@ -16,6 +16,14 @@
 //   loads widen and stores narrow. Scalar semantics of each op (NaN propagation, integer wrap,
 //   Python-style remainder, round half to even) are those of kernel_prelude.h, shared verbatim by
 //   the interpreter and every code generator so that they cannot drift apart.
+// - Every Expr's dtype is a compute dtype, never float16/bfloat16. A Cast converts as
+//   gbc_cast_<dtype> does; rounding a value to a half type (a `to` node) is the op
+//   `round_float16`/`round_bfloat16` (float32 in, float32 out). An Op calls gbc_<op> with operands
+//   of one dtype (where: bool, then two of the result dtype; comparisons and logical ops return
+//   bool); `clamp` reads has_min/min/has_max/max, converted to its dtype.
+// - A Stage's value has dtype acc_dtype and is folded in increasing r. ArgMax compares values of
+//   acc_dtype and its StageResult is the int64 index r of the first maximum (NaN counts as the
+//   maximum, as in ATen). Identities: 0 (sum), 1 (prod), the lowest/highest value (max/min).
 #pragma once
 
 #include <memory>
@@ -61,9 +69,14 @@ struct Expr {
   // Op attributes that are not operands: clamp bounds (nullopt = absent).
   bool has_min = false, has_max = false;
   double min = 0.0, max = 0.0;
+  // The graph node this expression computes part of: an index into Kernel::node_names (-1: none).
+  // Lets the bisector and profiles attribute values inside a fused kernel to graph nodes.
+  int node = -1;
 };
 
 ExprPtr constant(DType dtype, double value);
+/// An integral or bool constant without the detour through double (exact for all of int64).
+ExprPtr constant_int(DType dtype, int64_t value);
 ExprPtr load(int buffer, DType compute);
 ExprPtr stage_result(int stage, DType dtype);
 ExprPtr scalar_arg(int index, DType dtype);
@@ -105,6 +118,8 @@ struct Kernel {
   // The graph nodes this kernel computes, for explain, profiles and the bisector.
   std::vector<std::string> node_names;
   std::vector<SourceLoc> node_locs;
+  // Per node_names entry: the expression of that node's value (what the bisector reads).
+  std::vector<ExprPtr> node_values;
 
   int num_inputs() const;
 };

@@ -1,0 +1,34 @@
+// C++ for the CPU from kernel IR (kernel_ir.h): one translation unit per compiled graph holding
+// all its kernels, compiled by cpu_compiler.h and called through GbcKernelFn (kernel_abi.h).
+//
+// Loop shapes, chosen so that GCC vectorizes them (-fopt-info-vec-optimized confirms it in
+// tests/codegen/cpu_codegen_test.cpp):
+// - Pointwise: `#pragma omp simd` over [begin, end) with restrict pointers; Strided buffers get
+//   their offsets precomputed per block of GBC_BLOCK elements so the body still vectorizes.
+// - Reductions: per row o, each stage folds r into GBC_LANES accumulators (lane r % GBC_LANES,
+//   a vectorized loop), then folds the lanes in order; full-level stores are a vectorized loop
+//   over r; per-row stores follow the stages. Float sums therefore associate differently from the
+//   interpreter's strictly sequential fold (the results agree to rounding; other combines are
+//   exact), and identically on every machine.
+// - Work above GBC_PARALLEL_MIN_WORK elements is split over OpenMP threads (elements or rows),
+//   never more than GbcKernelArgs::num_threads.
+// Outputs may share memory with inputs only element for element (an in-place op).
+// Tests: tests/codegen/cpu_codegen_test.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/kernel/kernel_ir.h"
+
+namespace gbc::codegen {
+
+/// The functions of one kernel: `extern "C" void NAME(const GbcKernelArgs* a)` and its helpers,
+/// preceded by the kernel's listing as a comment. Needs the headers generate_cpu_source() adds.
+std::string generate_cpu_kernel(const kir::Kernel& kernel);
+
+/// A complete translation unit: kernel_abi.h, kernel_prelude.h and kernel_support.h verbatim,
+/// then every kernel. Kernel names must be distinct C identifiers.
+std::string generate_cpu_source(const std::vector<kir::Kernel>& kernels, const std::string& graph_name);
+
+}  // namespace gbc::codegen

@@ -1,0 +1,65 @@
+// CUDA C++ for NVRTC from kernel IR (kernel_ir.h), with the calling convention and launch shape
+// of cuda_kernel_abi.h, and its compilation to PTX.
+//
+// Loop shapes:
+// - Pointwise: a grid-stride loop. When the kernel has Contiguous buffers and their pointers are
+//   aligned (checked on the device), each thread moves cuda_vector_width() consecutive elements
+//   of each of them in one vector access of up to 16 bytes; the rest of [0, numel), and every
+//   element of unaligned calls, take the scalar loop.
+// - Reductions: blockDim.x threads per row (blockDim.y rows per block for short rows); each
+//   stage folds r = threadIdx.x, threadIdx.x + blockDim.x, ... per thread, then across the row
+//   with warp shuffles and, for rows of several warps, shared memory (gbc_block_fold in
+//   kernel_support.h); every thread gets the result, so later stages and the stores of a
+//   softmax- or layer_norm-shaped kernel run in the same kernel. Float sums associate differently
+//   from the interpreter's sequential fold (the results agree to rounding).
+// float16/bfloat16 are stored as bits and computed in float32, as on the CPU; transcendentals are
+// CUDA's own (expf, ...). Tests: tests/codegen/cuda_codegen_test.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/cuda_kernel_abi.h"
+#include "compiler/cuda/nvrtc_compiler.h"
+#include "compiler/kernel/kernel_ir.h"
+
+namespace gbc::codegen {
+
+/// Empty when the kernel fits the CUDA calling convention; otherwise why not (too many buffers or
+/// host scalars for GbcCudaKernelArgs). Such kernels stay on another path.
+std::string cuda_unsupported_reason(const kir::Kernel& kernel);
+
+/// Elements per thread of a pointwise kernel's vector path: 16 bytes of its narrowest Contiguous
+/// buffer, at most 8; 1 when it has no such path (reductions, or no Contiguous buffer).
+int cuda_vector_width(const kir::Kernel& kernel);
+
+/// `extern "C" __global__ void NAME(const __grid_constant__ GbcCudaKernelArgs a)`, preceded by
+/// the kernel's listing as a comment. Needs the headers generate_cuda_source() adds.
+std::string generate_cuda_kernel(const kir::Kernel& kernel);
+
+/// A complete NVRTC source: kernel_prelude.h, kernel_abi.h, cuda_kernel_abi.h and
+/// kernel_support.h verbatim, then every kernel. InternalError for unsupported kernels.
+std::string generate_cuda_source(const std::vector<kir::Kernel>& kernels, const std::string& graph_name);
+
+struct CudaLaunchShape {
+  unsigned grid = 1;
+  unsigned block_x = 1;
+  unsigned block_y = 1;
+};
+/// A launch that meets the kernel's contract for these sizes: 256 threads per block for pointwise
+/// kernels; for reductions a warp or less per short row (several rows per block), up to 1024
+/// threads for long rows. The grid is capped at 32 blocks per multiprocessor (the kernels loop).
+CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernelArgs& args, int multiprocessors);
+
+/// The parameter of a launch, from host-side arguments whose buffers hold device pointers.
+GbcCudaKernelArgs make_cuda_args(const kir::Kernel& kernel, const GbcKernelArgs& args);
+
+struct CudaPtx {
+  CompileResult build;  // PTX in build.binary when build.ok; NVRTC's log otherwise
+  bool cache_hit = false;
+};
+/// Compiles a graph's source (generate_cuda_source) to PTX for compute capability arch (80, 90,
+/// ...) with NvrtcCompiler, through the on-disk ModuleCache unless use_cache is false.
+CudaPtx compile_cuda_ptx(const std::string& source, int arch, bool use_cache = true);
+
+}  // namespace gbc::codegen

@@ -1,0 +1,96 @@
+// Layout specialization of a lowered kernel: from the concrete sizes and strides of each buffer,
+// choose what compiled code may assume about its indexing (kir::IndexKind), the per-call strides
+// (GbcBufferArg), and a layout key under which the runtime guards and caches compiled variants.
+//
+// A buffer's layout is given in iteration order: pointwise kernels iterate iter_shape; reduction
+// kernels the kept dims, then the reduced dims (full level), or the kept dims alone (outer level).
+// iteration_layout() derives it from a tensor's own sizes and strides (broadcast dims get stride 0).
+// Index kinds, from the most to the least specialized:
+//   Contiguous  offset = L, the linear iteration index (i; o * inner + r; or o)
+//   Scalar      offset = 0
+//   Affine      offset = i * s0, or o * s0 + r * s1 (outer level: o * s0)
+//   Strided     offset = sum of idx[d] * strides[d], where idx unflattens L over sizes (row-major);
+//               size-1 dims are dropped and mergeable neighbours merged first, so `rank` is small.
+// Tests: tests/kernel/specialize_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/kernel/kernel_abi.h"
+#include "compiler/kernel/lower.h"
+
+namespace gbc {
+
+/// One buffer as a kernel iterates it: sizes and strides (in elements) in iteration order.
+struct BufferLayout {
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+};
+
+/// The concrete iteration sizes of a lowered kernel (iter_shape evaluated), in iter_shape's order.
+std::vector<int64_t> iteration_sizes(const LoweredKernel& kernel, const DimBindings& bindings);
+
+/// Buffer `buffer` of the kernel, held by a tensor with these sizes and strides (its graph value's
+/// shape), as the kernel iterates it. InternalError when the sizes do not fit the iteration space.
+BufferLayout iteration_layout(const LoweredKernel& kernel, size_t buffer, const std::vector<int64_t>& sizes,
+                              const std::vector<int64_t>& strides, const std::vector<int64_t>& iter_sizes);
+
+/// What one buffer's index kind is and the strides the kernel receives for it.
+struct BufferSpec {
+  kir::IndexKind index = kir::IndexKind::Contiguous;
+  int64_t s0 = 0, s1 = 0;       // Affine
+  std::vector<int64_t> sizes;   // Strided (rank = sizes.size())
+  std::vector<int64_t> strides;
+};
+
+struct Specialization {
+  std::vector<BufferSpec> buffers;
+  /// One token per buffer ("C", "S", "A", "T<rank>"), comma-separated: kernels compiled for equal
+  /// keys are interchangeable.
+  std::string layout_key;
+};
+
+/// Chooses index kinds for buffers with the given layouts (one per kernel buffer, iteration order).
+Specialization specialize_layouts(const LoweredKernel& kernel, const std::vector<BufferLayout>& layouts);
+
+/// The kernel with each buffer's index kind and rank set: what the code generators compile.
+kir::Kernel specialized_kernel(const kir::Kernel& kernel, const Specialization& spec);
+
+/// GbcKernelArgs with the storage they point to, filled from data pointers (one per buffer,
+/// inputs then outputs), the iteration sizes and host scalars. Copyable; get() points into this
+/// object, so call it again after a copy.
+class KernelArgs {
+ public:
+  KernelArgs(const LoweredKernel& kernel, const Specialization& spec, const std::vector<void*>& data,
+             const std::vector<int64_t>& iter_sizes, std::vector<double> scalars, int32_t num_threads = 1);
+  const GbcKernelArgs* get();
+  int64_t numel() const { return args_.numel; }
+
+ private:
+  std::vector<GbcBufferArg> buffers_;
+  std::vector<double> scalars_;
+  GbcKernelArgs args_{};
+};
+
+/// One buffer's tensor: its data and its own sizes and strides (in elements, its value's shape).
+struct BufferBinding {
+  void* data = nullptr;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+};
+
+/// Everything a call needs: the specialization (its layout_key selects the compiled variant, its
+/// kernel is what to compile) and the arguments.
+struct Launch {
+  Specialization spec;
+  KernelArgs args;
+};
+
+/// iteration_layout + specialize_layouts + KernelArgs for tensors bound to every buffer (inputs,
+/// then outputs) and the host scalars (kernel.scalar_values order).
+Launch prepare_launch(const LoweredKernel& kernel, const std::vector<BufferBinding>& buffers,
+                      const std::vector<int64_t>& iter_sizes, std::vector<double> scalars, int32_t num_threads = 1);
+
+}  // namespace gbc

@@ -1,0 +1,215 @@
+// Helpers for the code generator tests: hand-built kernels (the shapes the lowering produces:
+// broadcast, strided, half-precision, integer, softmax- and layer_norm-shaped reductions, argmax)
+// and host buffers behind a GbcKernelArgs, so that a compiled kernel and the interpreter can run on
+// the same inputs.
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/kernel/kernel_abi.h"
+#include "compiler/kernel/kernel_ir.h"
+
+namespace gbc::testing {
+
+inline kir::Buffer buffer(const std::string& name, DType dtype, bool output, kir::IndexKind index = kir::IndexKind::Contiguous,
+                          int rank = 0, kir::Level level = kir::Level::Full) {
+  kir::Buffer b;
+  b.name = name;
+  b.dtype = dtype;
+  b.is_output = output;
+  b.index = index;
+  b.rank = rank;
+  b.level = level;
+  return b;
+}
+
+inline kir::ExprPtr f32(double v) { return kir::constant(DType::Float32, v); }
+
+/// y = gelu(x) * w + exp(t) - c + scalar0, h = float16(y * 0.5) with x contiguous, w affine, t
+/// strided (rank 2), c a broadcast scalar buffer, scalar0 a host scalar.
+inline kir::Kernel pointwise_mix_kernel() {
+  kir::Kernel k;
+  k.name = "pointwise_mix";
+  k.buffers = {buffer("x", DType::Float32, false), buffer("w", DType::Float32, false, kir::IndexKind::Affine),
+               buffer("t", DType::Float32, false, kir::IndexKind::Strided, 2), buffer("c", DType::Float32, false, kir::IndexKind::Scalar),
+               buffer("y", DType::Float32, true), buffer("h", DType::Float16, true)};
+  k.scalar_args = {DType::Float32};
+  using kir::op;
+  auto x = kir::load(0, DType::Float32), w = kir::load(1, DType::Float32), t = kir::load(2, DType::Float32),
+       c = kir::load(3, DType::Float32);
+  auto y = op("add", DType::Float32,
+              {op("sub", DType::Float32, {op("add", DType::Float32, {op("mul", DType::Float32, {op("gelu", DType::Float32, {x}), w}),
+                                                                     op("exp", DType::Float32, {t})}),
+                                          c}),
+               kir::scalar_arg(0, DType::Float32)});
+  k.stores = {{4, y}, {5, op("mul", DType::Float32, {y, f32(0.5)})}};
+  return k;
+}
+
+/// Half-precision storage: o16 = float16(x16 * b16 + 1), obf = bfloat16(tanh(x16) + sigmoid(bf)),
+/// o32 = float32(bf) - x16.
+inline kir::Kernel half_kernel() {
+  kir::Kernel k;
+  k.name = "half_storage";
+  k.buffers = {buffer("x16", DType::Float16, false), buffer("bf", DType::BFloat16, false), buffer("o16", DType::Float16, true),
+               buffer("obf", DType::BFloat16, true), buffer("o32", DType::Float32, true)};
+  using kir::op;
+  auto x = kir::load(0, DType::Float32), b = kir::load(1, DType::Float32);
+  k.stores = {{2, op("add", DType::Float32, {op("mul", DType::Float32, {x, b}), f32(1.0)})},
+              {3, op("add", DType::Float32, {op("tanh", DType::Float32, {x}), op("sigmoid", DType::Float32, {b})})},
+              {4, op("sub", DType::Float32, {b, x})}};
+  return k;
+}
+
+/// int8 arithmetic that wraps: o = a * b + a - 100, n = -a, c = int8(x * 3.5) (float to int8
+/// through int64, as ATen), m = clamp(a, -5, 7), lt = a < b.
+inline kir::Kernel int8_kernel() {
+  kir::Kernel k;
+  k.name = "int8_wrap";
+  k.buffers = {buffer("a", DType::Int8, false), buffer("b", DType::Int8, false), buffer("x", DType::Float32, false),
+               buffer("o", DType::Int8, true),  buffer("n", DType::Int8, true),  buffer("c", DType::Int8, true),
+               buffer("m", DType::Int8, true),  buffer("lt", DType::Bool, true)};
+  using kir::op;
+  auto a = kir::load(0, DType::Int8), b = kir::load(1, DType::Int8), x = kir::load(2, DType::Float32);
+  auto clamp = op("clamp", DType::Int8, {a});
+  auto* c = const_cast<kir::Expr*>(clamp.get());
+  c->has_min = c->has_max = true;
+  c->min = -5;
+  c->max = 7;
+  k.stores = {{3, op("sub", DType::Int8,
+                     {op("add", DType::Int8, {op("mul", DType::Int8, {a, b}), a}), kir::constant_int(DType::Int8, 100)})},
+              {4, op("neg", DType::Int8, {a})},
+              {5, kir::cast(op("mul", DType::Float32, {x, f32(3.5)}), DType::Int8)},
+              {6, clamp},
+              {7, op("lt", DType::Bool, {a, b})}};
+  return k;
+}
+
+/// softmax over r: s0 = max x, s1 = sum exp(x - s0), y = exp(x - s0) / s1; x has `index`
+/// (Strided: rank 2), y contiguous.
+inline kir::Kernel softmax_kernel(kir::IndexKind index = kir::IndexKind::Contiguous) {
+  kir::Kernel k;
+  k.name = index == kir::IndexKind::Contiguous ? "softmax" : "softmax_strided";
+  k.kind = kir::KernelKind::Reduction;
+  k.buffers = {buffer("x", DType::Float32, false, index, index == kir::IndexKind::Strided ? 2 : 0),
+               buffer("y", DType::Float32, true)};
+  using kir::op;
+  auto x = kir::load(0, DType::Float32);
+  auto e = op("exp", DType::Float32, {op("sub", DType::Float32, {x, kir::stage_result(0, DType::Float32)})});
+  k.stages = {{kir::Combine::Max, DType::Float32, x}, {kir::Combine::Sum, DType::Float32, e}};
+  k.stores = {{1, op("div", DType::Float32, {e, kir::stage_result(1, DType::Float32)})}};
+  return k;
+}
+
+/// layer_norm over r with float64 sums: mean = s0 / n, var = s1 / n with s1 = sum (x - mean)^2,
+/// y = (x - mean) * rsqrt(var + 1e-5) * w[r] + b[r] (w, b affine: stride 0 over rows), and the
+/// per-row mean stored in m.
+inline kir::Kernel layer_norm_kernel(double n) {
+  kir::Kernel k;
+  k.name = "layer_norm";
+  k.kind = kir::KernelKind::Reduction;
+  k.buffers = {buffer("x", DType::Float32, false), buffer("w", DType::Float32, false, kir::IndexKind::Affine),
+               buffer("b", DType::Float32, false, kir::IndexKind::Affine), buffer("y", DType::Float32, true),
+               buffer("m", DType::Float32, true, kir::IndexKind::Contiguous, 0, kir::Level::Outer)};
+  using kir::op;
+  auto x = kir::load(0, DType::Float32);
+  auto x64 = kir::cast(x, DType::Float64);
+  auto mean64 = op("div", DType::Float64, {kir::stage_result(0, DType::Float64), kir::constant(DType::Float64, n)});
+  auto mean = kir::cast(mean64, DType::Float32);
+  auto centered = op("sub", DType::Float64, {x64, mean64});
+  auto var = kir::cast(op("div", DType::Float64, {kir::stage_result(1, DType::Float64), kir::constant(DType::Float64, n)}),
+                       DType::Float32);
+  auto xc = op("sub", DType::Float32, {x, mean});
+  auto norm = op("mul", DType::Float32, {xc, op("rsqrt", DType::Float32, {op("add", DType::Float32, {var, f32(1e-5)})})});
+  k.stages = {{kir::Combine::Sum, DType::Float64, x64},
+              {kir::Combine::Sum, DType::Float64, op("mul", DType::Float64, {centered, centered})}};
+  k.stores = {{3, op("add", DType::Float32, {op("mul", DType::Float32, {norm, kir::load(1, DType::Float32)}), kir::load(2, DType::Float32)})},
+              {4, mean}};
+  return k;
+}
+
+/// i = argmax over r of x (first maximum, NaN wins), v = max over r of x, per row.
+inline kir::Kernel argmax_kernel(DType dtype) {
+  kir::Kernel k;
+  k.name = "argmax_" + std::string(dtype_name(dtype));
+  k.kind = kir::KernelKind::Reduction;
+  k.buffers = {buffer("x", dtype, false), buffer("i", DType::Int64, true, kir::IndexKind::Contiguous, 0, kir::Level::Outer),
+               buffer("v", dtype, true, kir::IndexKind::Contiguous, 0, kir::Level::Outer)};
+  auto x = kir::load(0, compute_dtype(dtype));
+  k.stages = {{kir::Combine::ArgMax, compute_dtype(dtype), x}, {kir::Combine::Max, compute_dtype(dtype), x}};
+  k.stores = {{1, kir::stage_result(0, DType::Int64)}, {2, kir::stage_result(1, compute_dtype(dtype))}};
+  return k;
+}
+
+/// Integer reductions of int32 x: sum (int64, wraps), prod (int64), min and max (int32).
+inline kir::Kernel int_reduce_kernel() {
+  kir::Kernel k;
+  k.name = "int_reduce";
+  k.kind = kir::KernelKind::Reduction;
+  auto per_row = [](const std::string& name, DType d) {
+    return buffer(name, d, true, kir::IndexKind::Contiguous, 0, kir::Level::Outer);
+  };
+  k.buffers = {buffer("x", DType::Int32, false), per_row("sum", DType::Int64), per_row("prod", DType::Int64),
+               per_row("min", DType::Int32), per_row("max", DType::Int32)};
+  auto x = kir::load(0, DType::Int32);
+  auto x64 = kir::cast(x, DType::Int64);
+  k.stages = {{kir::Combine::Sum, DType::Int64, x64},
+              {kir::Combine::Prod, DType::Int64, x64},
+              {kir::Combine::Min, DType::Int32, x},
+              {kir::Combine::Max, DType::Int32, x}};
+  k.stores = {{1, kir::stage_result(0, DType::Int64)},
+              {2, kir::stage_result(1, DType::Int64)},
+              {3, kir::stage_result(2, DType::Int32)},
+              {4, kir::stage_result(3, DType::Int32)}};
+  return k;
+}
+
+/// Host memory for one kernel call: owned byte arrays per buffer and the GbcKernelArgs over them.
+class HostArgs {
+ public:
+  /// A buffer of `elements` elements of `dtype` (strides and sizes set separately).
+  void add(DType dtype, size_t elements) {
+    storage_.emplace_back(std::max<size_t>(elements, 1) * static_cast<size_t>(dtype_size(dtype)));
+    buffers_.push_back(GbcBufferArg{});
+    buffers_.back().data = storage_.back().data();
+  }
+  GbcBufferArg& arg(size_t b) { return buffers_.at(b); }
+  template <typename T>
+  T* data(size_t b) {
+    return reinterpret_cast<T*>(storage_.at(b).data());
+  }
+  std::vector<unsigned char>& bytes(size_t b) { return storage_.at(b); }
+  void set_affine(size_t b, int64_t s0, int64_t s1 = 0) {
+    buffers_.at(b).s0 = s0;
+    buffers_.at(b).s1 = s1;
+  }
+  void set_strided(size_t b, std::vector<int64_t> sizes, std::vector<int64_t> strides) {
+    GbcBufferArg& a = buffers_.at(b);
+    a.rank = static_cast<int32_t>(sizes.size());
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      a.sizes[d] = sizes[d];
+      a.strides[d] = strides[d];
+    }
+  }
+  std::vector<double> scalars;
+
+  GbcKernelArgs args(int64_t numel, int64_t outer, int64_t inner, int32_t threads = 1) {
+    GbcKernelArgs a{};
+    a.numel = numel;
+    a.outer = outer;
+    a.inner = inner;
+    a.buffers = buffers_.data();
+    a.scalars = scalars.data();
+    a.num_threads = threads;
+    return a;
+  }
+
+ private:
+  std::vector<std::vector<unsigned char>> storage_;
+  std::vector<GbcBufferArg> buffers_;
+};
+
+}  // namespace gbc::testing

@@ -1,0 +1,465 @@
+// CPU code generation end to end: generated C++ compiles, loads and computes what the interpreter
+// computes (bit for bit, but for the association of float sums), for broadcast, affine and strided
+// inputs, half-precision storage, wrapping integers, multi-stage reductions and argmax, on one
+// thread and several; every op on every dtype it supports; and the generated loops vectorize.
+#include "compiler/codegen/cpu_codegen.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <regex>
+#include <set>
+
+#include "compiler/codegen/cpu_compiler.h"
+#include "compiler/codegen/embedded_sources.h"
+#include "compiler/kernel/interpreter.h"
+#include "compiler/kernel/kernel_prelude.h"
+#include "tests/codegen/codegen_test_util.h"
+
+namespace gbc {
+namespace {
+
+using codegen::compile_cpu;
+using codegen::CpuCompileResult;
+using testing::HostArgs;
+
+std::vector<std::string> names_of(const std::vector<kir::Kernel>& kernels) {
+  std::vector<std::string> names;
+  for (const auto& k : kernels) names.push_back(k.name);
+  return names;
+}
+
+// Compiles all kernels as one translation unit (one compiler run per test binary and set).
+std::vector<GbcKernelFn> compile_all(const std::vector<kir::Kernel>& kernels, const std::string& graph) {
+  CpuCompileResult r = compile_cpu(codegen::generate_cpu_source(kernels, graph), names_of(kernels));
+  EXPECT_TRUE(r.ok) << r.log;
+  if (!r.ok) return {};
+  return r.kernels;
+}
+
+void fill_random(float* p, size_t n, uint32_t seed, float lo = -4.0f, float hi = 4.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (size_t i = 0; i < n; ++i) p[i] = dist(rng);
+}
+
+// Runs the interpreter and the compiled kernel on copies of the same arguments; returns the
+// outputs of both (per output buffer, its bytes).
+struct Outputs {
+  std::vector<std::vector<unsigned char>> interpreted, compiled;
+};
+Outputs run_both(const kir::Kernel& kernel, GbcKernelFn fn, HostArgs& host, int64_t numel, int64_t outer, int64_t inner,
+                 int32_t threads = 1) {
+  Outputs out;
+  GbcKernelArgs args = host.args(numel, outer, inner, threads);
+  interpret_kernel(kernel, args);
+  for (size_t b = 0; b < kernel.buffers.size(); ++b) {
+    if (!kernel.buffers[b].is_output) continue;
+    out.interpreted.push_back(host.bytes(b));
+    std::fill(host.bytes(b).begin(), host.bytes(b).end(), 0xAB);
+  }
+  fn(&args);
+  for (size_t b = 0; b < kernel.buffers.size(); ++b)
+    if (kernel.buffers[b].is_output) out.compiled.push_back(host.bytes(b));
+  return out;
+}
+
+// |got - want| <= rtol * |want| per float element, NaN matching NaN.
+::testing::AssertionResult floats_close(const std::vector<unsigned char>& got, const std::vector<unsigned char>& want,
+                                        double rtol) {
+  const float* g = reinterpret_cast<const float*>(got.data());
+  const float* w = reinterpret_cast<const float*>(want.data());
+  for (size_t i = 0; i < got.size() / 4; ++i) {
+    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
+    if (!(std::fabs(g[i] - w[i]) <= rtol * std::fabs(w[i])))
+      return ::testing::AssertionFailure() << "element " << i << ": " << g[i] << " vs " << w[i];
+  }
+  return ::testing::AssertionSuccess();
+}
+
+class CpuCodegenTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    kernels_ = {testing::pointwise_mix_kernel(),
+                testing::half_kernel(),
+                testing::int8_kernel(),
+                testing::softmax_kernel(),
+                testing::softmax_kernel(kir::IndexKind::Strided),
+                testing::layer_norm_kernel(37),
+                testing::argmax_kernel(DType::Float32),
+                testing::argmax_kernel(DType::Int16),
+                testing::int_reduce_kernel()};
+    std::vector<GbcKernelFn> fns = compile_all(kernels_, "cpu_codegen_test");
+    for (size_t k = 0; k < fns.size(); ++k) fns_[kernels_[k].name] = fns[k];
+  }
+  static const kir::Kernel& kernel(const std::string& name) {
+    for (const auto& k : kernels_)
+      if (k.name == name) return k;
+    throw std::out_of_range(name);
+  }
+  static GbcKernelFn fn(const std::string& name) { return fns_.at(name); }
+
+  static std::vector<kir::Kernel> kernels_;
+  static std::map<std::string, GbcKernelFn> fns_;
+};
+std::vector<kir::Kernel> CpuCodegenTest::kernels_;
+std::map<std::string, GbcKernelFn> CpuCodegenTest::fns_;
+
+// x [rows, cols] contiguous; w every other element of a buffer (affine, stride 2); t the transpose
+// of a [cols, rows] buffer (strided); c one value.
+HostArgs pointwise_mix_args(int64_t rows, int64_t cols) {
+  const int64_t n = rows * cols;
+  HostArgs h;
+  h.add(DType::Float32, static_cast<size_t>(n));
+  h.add(DType::Float32, static_cast<size_t>(2 * n));
+  h.add(DType::Float32, static_cast<size_t>(n));
+  h.add(DType::Float32, 1);
+  h.add(DType::Float32, static_cast<size_t>(n));
+  h.add(DType::Float16, static_cast<size_t>(n));
+  fill_random(h.data<float>(0), static_cast<size_t>(n), 1);
+  fill_random(h.data<float>(1), static_cast<size_t>(2 * n), 2);
+  fill_random(h.data<float>(2), static_cast<size_t>(n), 3);
+  h.data<float>(0)[0] = std::numeric_limits<float>::quiet_NaN();
+  h.data<float>(0)[1] = -std::numeric_limits<float>::infinity();
+  h.data<float>(2)[5] = 100.0f;  // exp overflows; float16 overflows
+  h.data<float>(3)[0] = 0.25f;
+  h.set_affine(1, 2);
+  h.set_strided(2, {rows, cols}, {1, rows});
+  h.scalars = {1.5};
+  return h;
+}
+
+TEST_F(CpuCodegenTest, PointwiseWithBroadcastAffineAndStridedInputsMatchesInterpreter) {
+  HostArgs h = pointwise_mix_args(13, 29);
+  Outputs out = run_both(kernel("pointwise_mix"), fn("pointwise_mix"), h, 13 * 29, 0, 0);
+  ASSERT_EQ(out.compiled.size(), 2u);
+  EXPECT_EQ(out.compiled[0], out.interpreted[0]);
+  EXPECT_EQ(out.compiled[1], out.interpreted[1]);
+  const float* y = reinterpret_cast<const float*>(out.compiled[0].data());
+  EXPECT_TRUE(std::isnan(y[0]));
+  // y[1] = gelu(-inf) * w = nan, as ATen's formula gives.
+  EXPECT_TRUE(std::isnan(y[1]));
+  // t is the transpose: element i = (row, col) reads t_buffer[col * rows + row].
+  const float x = h.data<float>(0)[30], w = h.data<float>(1)[60], t = h.data<float>(2)[(30 % 29) * 13 + 30 / 29];
+  EXPECT_EQ(y[30], gbc_add(gbc_sub(gbc_add(gbc_mul(gbc_gelu(x), w), gbc_exp(t)), 0.25f), 1.5f));
+}
+
+TEST_F(CpuCodegenTest, ParallelPointwiseMatchesSerial) {
+  const int64_t rows = 300, cols = 257;  // above the parallel threshold, not a multiple of 64
+  HostArgs h = pointwise_mix_args(rows, cols);
+  Outputs out = run_both(kernel("pointwise_mix"), fn("pointwise_mix"), h, rows * cols, 0, 0, /*threads=*/2);
+  EXPECT_EQ(out.compiled[0], out.interpreted[0]);
+  EXPECT_EQ(out.compiled[1], out.interpreted[1]);
+}
+
+TEST_F(CpuCodegenTest, HalfPrecisionStorageMatchesInterpreter) {
+  const std::vector<float> values = {0.0f, -0.0f, 1.0f, -2.5f, 65504.0f, 7e4f, 6e-8f, 1e-5f, 3.14159f, -1e-3f,
+                                     std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                                     0.1f, 100.0f, -7.0f, 2049.0f, 1.0f / 3.0f};
+  const size_t n = values.size() * values.size();
+  HostArgs h;
+  h.add(DType::Float16, n);
+  h.add(DType::BFloat16, n);
+  h.add(DType::Float16, n);
+  h.add(DType::BFloat16, n);
+  h.add(DType::Float32, n);
+  for (size_t i = 0; i < n; ++i) {
+    h.data<uint16_t>(0)[i] = gbc_f32_to_f16(values[i / values.size()]);
+    h.data<uint16_t>(1)[i] = gbc_f32_to_bf16(values[i % values.size()]);
+  }
+  Outputs out = run_both(kernel("half_storage"), fn("half_storage"), h, static_cast<int64_t>(n), 0, 0);
+  for (size_t k = 0; k < out.compiled.size(); ++k) EXPECT_EQ(out.compiled[k], out.interpreted[k]) << "output " << k;
+  // 65504 * 1 + 1 rounds back to 65504 in float16; 7e4 is already inf.
+  const uint16_t* o16 = reinterpret_cast<const uint16_t*>(out.compiled[0].data());
+  EXPECT_EQ(gbc_f16_to_f32(o16[4 * values.size() + 2]), 65504.0f);
+}
+
+TEST_F(CpuCodegenTest, Int8ArithmeticWrapsAsInterpreter) {
+  const size_t n = 256 * 3;
+  HostArgs h;
+  h.add(DType::Int8, n);
+  h.add(DType::Int8, n);
+  h.add(DType::Float32, n);
+  h.add(DType::Int8, n);
+  h.add(DType::Int8, n);
+  h.add(DType::Int8, n);
+  h.add(DType::Int8, n);
+  h.add(DType::Bool, n);
+  for (size_t i = 0; i < n; ++i) {
+    h.data<int8_t>(0)[i] = static_cast<int8_t>(i);
+    h.data<int8_t>(1)[i] = static_cast<int8_t>(i * 7 + 3);
+    h.data<float>(2)[i] = static_cast<float>(i) - 400.0f;  // x * 3.5 leaves int8's range: wraps
+  }
+  Outputs out = run_both(kernel("int8_wrap"), fn("int8_wrap"), h, static_cast<int64_t>(n), 0, 0);
+  for (size_t k = 0; k < out.compiled.size(); ++k) EXPECT_EQ(out.compiled[k], out.interpreted[k]) << "output " << k;
+  const int8_t* o = reinterpret_cast<const int8_t*>(out.compiled[0].data());
+  const int8_t a = 100, b = static_cast<int8_t>(100 * 7 + 3);
+  EXPECT_EQ(o[100], static_cast<int8_t>(static_cast<uint8_t>(a * b + a - 100)));
+  const int8_t* neg = reinterpret_cast<const int8_t*>(out.compiled[1].data());
+  EXPECT_EQ(neg[128], -128);  // -(-128) wraps
+  const int8_t* c = reinterpret_cast<const int8_t*>(out.compiled[2].data());
+  EXPECT_EQ(c[0], static_cast<int8_t>(static_cast<int64_t>(-400.0f * 3.5f)));
+}
+
+TEST_F(CpuCodegenTest, SoftmaxStagesInOneKernel) {
+  for (const int64_t inner : {1, 5, 16, 37, 300}) {
+    const int64_t outer = 6;
+    for (const kir::IndexKind index : {kir::IndexKind::Contiguous, kir::IndexKind::Strided}) {
+      const std::string name = index == kir::IndexKind::Contiguous ? "softmax" : "softmax_strided";
+      HostArgs h;
+      h.add(DType::Float32, static_cast<size_t>(outer * inner));
+      h.add(DType::Float32, static_cast<size_t>(outer * inner));
+      fill_random(h.data<float>(0), static_cast<size_t>(outer * inner), 7, -30.0f, 30.0f);
+      // Strided: rows are columns of an [inner, outer] buffer.
+      if (index == kir::IndexKind::Strided) h.set_strided(0, {outer, inner}, {1, outer});
+      Outputs out = run_both(kernel(name), fn(name), h, 0, outer, inner);
+      EXPECT_TRUE(floats_close(out.compiled[0], out.interpreted[0], 1e-6)) << name << " inner " << inner;
+      const float* y = reinterpret_cast<const float*>(out.compiled[0].data());
+      for (int64_t o = 0; o < outer; ++o) {
+        double sum = 0;
+        for (int64_t r = 0; r < inner; ++r) sum += y[o * inner + r];
+        EXPECT_NEAR(sum, 1.0, 1e-5) << name << " row " << o;
+      }
+    }
+  }
+}
+
+TEST_F(CpuCodegenTest, LayerNormWithPerRowStoreAndParallelRows) {
+  const int64_t inner = 37;
+  for (const auto& [outer, threads] : std::vector<std::pair<int64_t, int32_t>>{{5, 1}, {2000, 2}}) {
+    HostArgs h;
+    h.add(DType::Float32, static_cast<size_t>(outer * inner));
+    h.add(DType::Float32, static_cast<size_t>(inner));
+    h.add(DType::Float32, static_cast<size_t>(inner));
+    h.add(DType::Float32, static_cast<size_t>(outer * inner));
+    h.add(DType::Float32, static_cast<size_t>(outer));
+    fill_random(h.data<float>(0), static_cast<size_t>(outer * inner), 11);
+    fill_random(h.data<float>(1), static_cast<size_t>(inner), 12);
+    fill_random(h.data<float>(2), static_cast<size_t>(inner), 13);
+    h.set_affine(1, 0, 1);  // w[r] for every row
+    h.set_affine(2, 0, 1);
+    Outputs out = run_both(kernel("layer_norm"), fn("layer_norm"), h, 0, outer, inner, threads);
+    EXPECT_TRUE(floats_close(out.compiled[0], out.interpreted[0], 1e-5)) << "outer " << outer;
+    EXPECT_TRUE(floats_close(out.compiled[1], out.interpreted[1], 1e-6)) << "outer " << outer;
+  }
+}
+
+TEST_F(CpuCodegenTest, ArgmaxTakesFirstMaximumAndNaN) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  // Rows of 40: the maximum in a later lane than an equal earlier one, a NaN after the maximum,
+  // all -inf, a single maximum in the tail, two NaNs.
+  const int64_t inner = 40;
+  std::vector<std::vector<float>> rows(5, std::vector<float>(inner, 0.0f));
+  rows[0][3] = 7.0f;
+  rows[0][19] = 7.0f;
+  rows[0][35] = 7.0f;
+  rows[1][2] = 9.0f;
+  rows[1][30] = nan;
+  for (float& v : rows[2]) v = -inf;
+  rows[3][38] = 1.0f;
+  rows[4][17] = nan;
+  rows[4][5] = nan;
+  HostArgs h;
+  h.add(DType::Float32, rows.size() * inner);
+  h.add(DType::Int64, rows.size());
+  h.add(DType::Float32, rows.size());
+  for (size_t o = 0; o < rows.size(); ++o) std::copy(rows[o].begin(), rows[o].end(), h.data<float>(0) + o * inner);
+  Outputs out = run_both(kernel("argmax_float32"), fn("argmax_float32"), h, 0, 5, inner);
+  EXPECT_EQ(out.compiled[0], out.interpreted[0]);
+  const int64_t* idx = reinterpret_cast<const int64_t*>(out.compiled[0].data());
+  EXPECT_EQ(std::vector<int64_t>(idx, idx + 5), (std::vector<int64_t>{3, 30, 0, 38, 5}));
+  const float* v = reinterpret_cast<const float*>(out.compiled[1].data());
+  EXPECT_EQ(v[0], 7.0f);
+  EXPECT_TRUE(std::isnan(v[1]));
+  EXPECT_EQ(v[2], -inf);
+}
+
+TEST_F(CpuCodegenTest, IntegerReductionsAreExact) {
+  const int64_t outer = 4, inner = 45;
+  HostArgs h;
+  h.add(DType::Int32, static_cast<size_t>(outer * inner));
+  h.add(DType::Int64, outer);
+  h.add(DType::Int64, outer);
+  h.add(DType::Int32, outer);
+  h.add(DType::Int32, outer);
+  std::mt19937 rng(5);
+  for (int64_t i = 0; i < outer * inner; ++i) h.data<int32_t>(0)[i] = static_cast<int32_t>(rng());
+  h.data<int32_t>(0)[inner + 44] = std::numeric_limits<int32_t>::min();
+  Outputs out = run_both(kernel("int_reduce"), fn("int_reduce"), h, 0, outer, inner);
+  for (size_t k = 0; k < out.compiled.size(); ++k) EXPECT_EQ(out.compiled[k], out.interpreted[k]) << "output " << k;
+  const int32_t* mn = reinterpret_cast<const int32_t*>(out.compiled[2].data());
+  EXPECT_EQ(mn[1], std::numeric_limits<int32_t>::min());
+
+  HostArgs small;
+  small.add(DType::Int16, 3 * 20);
+  small.add(DType::Int64, 3);
+  small.add(DType::Int16, 3);
+  for (int i = 0; i < 60; ++i) small.data<int16_t>(0)[i] = static_cast<int16_t>((i * 37) % 11 - 5);
+  for (int i = 40; i < 60; ++i) small.data<int16_t>(0)[i] = std::numeric_limits<int16_t>::min();
+  Outputs am = run_both(kernel("argmax_int16"), fn("argmax_int16"), small, 0, 3, 20);
+  EXPECT_EQ(am.compiled[0], am.interpreted[0]);
+  EXPECT_EQ(reinterpret_cast<const int64_t*>(am.compiled[0].data())[2], 0);
+}
+
+// ---- every op on every dtype, compiled against the interpreter ----
+
+struct OpCase {
+  std::string op;
+  unsigned classes;  // 1 bool, 2 integers, 4 floating
+};
+constexpr unsigned kB = 1, kI = 2, kF = 4, kAny = 7, kNum = 6;
+
+const std::vector<OpCase>& unary_ops() {
+  static const std::vector<OpCase> ops = {
+      {"neg", kNum},      {"abs", kNum},     {"relu", kNum},       {"sign", kAny},       {"floor", kNum},
+      {"ceil", kNum},     {"round", kNum},   {"exp", kF},          {"log", kF},          {"log1p", kF},
+      {"expm1", kF},      {"sqrt", kF},      {"rsqrt", kF},        {"sin", kF},          {"cos", kF},
+      {"tanh", kF},       {"erf", kF},       {"sigmoid", kF},      {"reciprocal", kF},   {"silu", kF},
+      {"gelu", kF},       {"gelu_tanh", kF}, {"logical_not", kAny}};
+  return ops;
+}
+const std::vector<OpCase>& binary_ops() {
+  static const std::vector<OpCase> ops = {{"add", kAny},       {"sub", kNum},        {"mul", kAny},       {"div", kF},
+                                          {"pow", kNum},       {"maximum", kAny},    {"minimum", kAny},   {"remainder", kNum},
+                                          {"eq", kAny},        {"ne", kAny},         {"lt", kAny},        {"le", kAny},
+                                          {"gt", kAny},        {"ge", kAny},         {"logical_and", kAny}, {"logical_or", kAny}};
+  return ops;
+}
+unsigned class_of(DType d) { return d == DType::Bool ? kB : is_floating(d) ? kF : kI; }
+DType result_of(const std::string& op, DType d) {
+  static const std::set<std::string> predicates = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not"};
+  return predicates.count(op) ? DType::Bool : d;
+}
+
+const std::vector<DType>& compute_dtypes() {
+  static const std::vector<DType> d = {DType::Bool,  DType::UInt8, DType::Int8,    DType::Int16,
+                                       DType::Int32, DType::Int64, DType::Float32, DType::Float64};
+  return d;
+}
+
+// Values at each dtype's corners, written into a buffer of that dtype.
+std::vector<double> corner_values(DType d) {
+  if (d == DType::Bool) return {1, 0, 1};
+  if (is_floating(d)) {
+    const double inf = std::numeric_limits<double>::infinity();
+    return {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.75, -3.25, 1e-3, 0.1, 100.0, -100.0, 65504.0, 7e4,
+            1e-6, 1e-40, 3.0, -7.0, 88.7, -88.7, -103.5, 20.0, -20.0, 0.3, inf, -inf, NAN};
+  }
+  return {0, 1, -1, 2, -2, 3, 7, -7, 100, -100, 127, -128, 255, 32767, -32768, 2147483647, -2147483648.0, 12345, -3};
+}
+void store_value(HostArgs& h, size_t b, size_t i, DType d, double v) {
+  switch (d) {
+    case DType::Bool: h.data<bool>(b)[i] = v != 0; break;
+    case DType::UInt8: h.data<uint8_t>(b)[i] = static_cast<uint8_t>(static_cast<int64_t>(v)); break;
+    case DType::Int8: h.data<int8_t>(b)[i] = static_cast<int8_t>(static_cast<int64_t>(v)); break;
+    case DType::Int16: h.data<int16_t>(b)[i] = static_cast<int16_t>(static_cast<int64_t>(v)); break;
+    case DType::Int32: h.data<int32_t>(b)[i] = static_cast<int32_t>(static_cast<int64_t>(v)); break;
+    case DType::Int64: h.data<int64_t>(b)[i] = static_cast<int64_t>(v); break;
+    case DType::Float32: h.data<float>(b)[i] = static_cast<float>(v); break;
+    case DType::Float64: h.data<double>(b)[i] = v; break;
+    default: FAIL() << "not a compute dtype";
+  }
+}
+
+// One kernel per dtype and arity: every applicable op of the operand(s) into its own output;
+// casts to every dtype as a third kind.
+kir::Kernel op_sweep_kernel(DType d, int arity) {
+  kir::Kernel k;
+  k.name = std::string(arity == 1 ? "unary_" : arity == 2 ? "binary_" : "cast_") + std::string(dtype_name(d));
+  k.buffers.push_back(testing::buffer("a", d, false));
+  if (arity == 2) k.buffers.push_back(testing::buffer("b", d, false));
+  auto a = kir::load(0, d), b = arity == 2 ? kir::load(1, d) : nullptr;
+  if (arity == 3) {
+    for (DType to : compute_dtypes()) {
+      k.buffers.push_back(testing::buffer(std::string(dtype_name(to)), to, true));
+      k.stores.push_back({static_cast<int>(k.buffers.size()) - 1, kir::cast(a, to)});
+    }
+    return k;
+  }
+  for (const OpCase& c : arity == 1 ? unary_ops() : binary_ops()) {
+    if (!(c.classes & class_of(d))) continue;
+    const DType r = result_of(c.op, d);
+    k.buffers.push_back(testing::buffer(c.op, r, true));
+    k.stores.push_back({static_cast<int>(k.buffers.size()) - 1,
+                        kir::op(c.op, r, arity == 1 ? std::vector<kir::ExprPtr>{a} : std::vector<kir::ExprPtr>{a, b})});
+  }
+  return k;
+}
+
+TEST(CpuCodegenOps, EveryOpOnEveryDtypeMatchesInterpreterBitForBit) {
+  std::vector<kir::Kernel> kernels;
+  for (DType d : compute_dtypes())
+    for (int arity : {1, 2, 3}) kernels.push_back(op_sweep_kernel(d, arity));
+  std::vector<GbcKernelFn> fns = compile_all(kernels, "op_sweep");
+  ASSERT_EQ(fns.size(), kernels.size());
+  int outputs_checked = 0;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    const kir::Kernel& kernel = kernels[k];
+    const DType d = kernel.buffers[0].dtype;
+    const std::vector<double> v = corner_values(d);
+    const bool binary = kernel.name.rfind("binary_", 0) == 0;
+    const size_t n = binary ? v.size() * v.size() : v.size();
+    HostArgs h;
+    for (const kir::Buffer& b : kernel.buffers) h.add(b.dtype, n);
+    for (size_t i = 0; i < n; ++i) {
+      store_value(h, 0, i, d, v[binary ? i / v.size() : i]);
+      if (binary) store_value(h, 1, i, d, v[i % v.size()]);
+    }
+    Outputs out = run_both(kernel, fns[k], h, static_cast<int64_t>(n), 0, 0);
+    size_t o = 0;
+    for (const kir::Buffer& b : kernel.buffers) {
+      if (!b.is_output) continue;
+      EXPECT_EQ(out.compiled[o], out.interpreted[o]) << kernel.name << ": " << b.name;
+      ++o;
+      ++outputs_checked;
+    }
+  }
+  EXPECT_GT(outputs_checked, 250);
+}
+
+// ---- vectorization ----
+
+// The line numbers (1-based) of the `#pragma omp simd` lines from byte `from` on.
+std::set<int> simd_pragma_lines(const std::string& source, size_t from) {
+  std::set<int> lines;
+  int line = 1;
+  for (size_t start = 0; start < source.size(); ++line) {
+    size_t end = source.find('\n', start);
+    if (end == std::string::npos) end = source.size();
+    const size_t text = source.find_first_not_of(' ', start);
+    if (start >= from && text < end && source.compare(text, 16, "#pragma omp simd") == 0) lines.insert(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+TEST(CpuCodegenVectorization, EveryOmpSimdLoopVectorizes) {
+  const std::vector<kir::Kernel> kernels = {testing::pointwise_mix_kernel(), testing::half_kernel(), testing::softmax_kernel(),
+                                            testing::softmax_kernel(kir::IndexKind::Strided), testing::layer_norm_kernel(64),
+                                            testing::argmax_kernel(DType::Float32)};
+  const std::string source = codegen::generate_cpu_source(kernels, "vectorization");
+  codegen::CpuCompileOptions options;
+  options.extra_flags = {"-fopt-info-vec-optimized"};
+  options.use_cache = false;
+  CpuCompileResult r = compile_cpu(source, names_of(kernels), options);
+  ASSERT_TRUE(r.ok) << r.log;
+  const size_t prelude_end = codegen::kernel_abi_h_source().size() + codegen::kernel_prelude_h_source().size() +
+                             codegen::kernel_support_h_source().size();
+  const std::set<int> pragmas = simd_pragma_lines(source, prelude_end);
+  ASSERT_GE(pragmas.size(), 10u);
+  std::set<int> vectorized;
+  const std::regex report(R"(\.cpp:(\d+):\d+: optimized: loop vectorized)");
+  for (std::sregex_iterator it(r.log.begin(), r.log.end(), report), end; it != end; ++it)
+    vectorized.insert(std::stoi((*it)[1]));
+  // GCC names a loop by its header or by the first statement of its body.
+  for (int pragma : pragmas) {
+    EXPECT_TRUE(vectorized.count(pragma + 1) || vectorized.count(pragma + 2))
+        << "the loop after line " << pragma << " did not vectorize; GCC said:\n" << r.log;
+  }
+}
+
+}  // namespace
+}  // namespace gbc

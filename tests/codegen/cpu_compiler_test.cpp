@@ -1,0 +1,194 @@
+// The host-compiler driver: cache hits run no compiler, bypassing the cache leaves nothing behind,
+// entries appear whole (and a damaged one is rebuilt), compile errors come back as the compiler's
+// log, and clear_cache removes cache entries only.
+#include "compiler/codegen/cpu_compiler.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+namespace gbc::codegen {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh folder per test, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "gbcheck-cpu-compiler-test-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+ private:
+  std::string path_;
+};
+
+// A kernel that writes `value` into buffer 0's first int64; the value makes sources distinct.
+std::string kernel_source(int value) {
+  return "#include <stdint.h>\n"
+         "typedef struct GbcBufferArg { void* data; int64_t s0, s1; int32_t rank; int64_t sizes[8], strides[8]; } GbcBufferArg;\n"
+         "typedef struct GbcKernelArgs { int64_t numel, outer, inner; const GbcBufferArg* buffers; const double* scalars;\n"
+         "                               int32_t num_threads; } GbcKernelArgs;\n"
+         "extern \"C\" void store_value(const GbcKernelArgs* a) { *(int64_t*)a->buffers[0].data = " +
+         std::to_string(value) + "; }\n";
+}
+
+int64_t call(GbcKernelFn fn) {
+  int64_t out = 0;
+  GbcBufferArg buffer{};
+  buffer.data = &out;
+  GbcKernelArgs args{};
+  args.buffers = &buffer;
+  fn(&args);
+  return out;
+}
+
+CpuCompileOptions in(const TempDir& dir) {
+  CpuCompileOptions options;
+  options.cache_dir = dir.path();
+  return options;
+}
+
+TEST(CpuCompiler, FindsTheHostCompiler) {
+  const HostCompiler& cxx = host_compiler();
+  ASSERT_TRUE(cxx.available()) << cxx.unavailable_reason;
+  EXPECT_FALSE(cxx.command.empty());
+  EXPECT_FALSE(cxx.version.empty());
+  const std::vector<std::string>& flags = cpu_compile_flags();
+  EXPECT_EQ(std::count(flags.begin(), flags.end(), "-ffast-math"), 0);
+  EXPECT_EQ(std::count(flags.begin(), flags.end(), "-fopenmp"), 1);
+  EXPECT_EQ(std::count(flags.begin(), flags.end(), "-ffp-contract=off"), 1);
+}
+
+TEST(CpuCompiler, SecondCompileIsACacheHitWithoutTheCompiler) {
+  TempDir dir;
+  const int64_t before = cpu_compiler_invocations();
+  CpuCompileResult first = compile_cpu(kernel_source(41), {"store_value"}, in(dir));
+  ASSERT_TRUE(first.ok) << first.log;
+  EXPECT_FALSE(first.cache_hit);
+  EXPECT_EQ(cpu_compiler_invocations(), before + 1);
+  EXPECT_GT(first.compile_ms, 0.0);
+  ASSERT_EQ(first.kernels.size(), 1u);
+  EXPECT_EQ(call(first.kernels[0]), 41);
+  EXPECT_EQ(fs::path(first.library_path).parent_path(), fs::path(dir.path()));
+
+  CpuCompileResult second = compile_cpu(kernel_source(41), {"store_value"}, in(dir));
+  ASSERT_TRUE(second.ok) << second.log;
+  EXPECT_TRUE(second.cache_hit);
+  EXPECT_EQ(cpu_compiler_invocations(), before + 1);
+  EXPECT_EQ(second.library_path, first.library_path);
+  EXPECT_EQ(call(second.kernels[0]), 41);
+
+  // Other flags are another entry.
+  CpuCompileOptions o0 = in(dir);
+  o0.extra_flags = {"-O0"};
+  CpuCompileResult third = compile_cpu(kernel_source(41), {"store_value"}, o0);
+  ASSERT_TRUE(third.ok) << third.log;
+  EXPECT_FALSE(third.cache_hit);
+  EXPECT_EQ(dir.files().size(), 2u);
+}
+
+TEST(CpuCompiler, BypassingTheCacheCompilesEveryTimeAndKeepsNothing) {
+  TempDir dir;
+  CpuCompileOptions options = in(dir);
+  options.use_cache = false;
+  const int64_t before = cpu_compiler_invocations();
+  for (int round = 0; round < 2; ++round) {
+    CpuCompileResult r = compile_cpu(kernel_source(7), {"store_value"}, options);
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_FALSE(r.cache_hit);
+    EXPECT_EQ(call(r.kernels[0]), 7) << "a loaded library outlives its deleted file";
+    EXPECT_FALSE(fs::exists(r.library_path));
+  }
+  EXPECT_EQ(cpu_compiler_invocations(), before + 2);
+  EXPECT_TRUE(dir.files().empty());
+}
+
+TEST(CpuCompiler, EntriesAppearWholeAndDamagedOnesAreRebuilt) {
+  TempDir first_dir, second_dir;
+  CpuCompileResult built = compile_cpu(kernel_source(3), {"store_value"}, in(first_dir));
+  ASSERT_TRUE(built.ok) << built.log;
+  // Only the finished entry is left: no source, log or temporary file.
+  const std::vector<std::string> files = first_dir.files();
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_TRUE(std::regex_match(files[0], std::regex("[0-9a-f]{32}\\.so"))) << files[0];
+
+  // The same entry, truncated by a crash of some other writer, in another cache folder.
+  std::ofstream(second_dir.path() + "/" + files[0]) << "\x7f" "ELF garbage";
+  const int64_t before = cpu_compiler_invocations();
+  CpuCompileResult rebuilt = compile_cpu(kernel_source(3), {"store_value"}, in(second_dir));
+  ASSERT_TRUE(rebuilt.ok) << rebuilt.log;
+  EXPECT_FALSE(rebuilt.cache_hit);
+  EXPECT_EQ(cpu_compiler_invocations(), before + 1);
+  EXPECT_EQ(call(rebuilt.kernels[0]), 3);
+  EXPECT_EQ(second_dir.files(), files);
+}
+
+TEST(CpuCompiler, ConcurrentBuildsOfOneSourceAgree) {
+  TempDir dir;
+  std::vector<CpuCompileResult> results(2);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < results.size(); ++t)
+    threads.emplace_back([&, t] { results[t] = compile_cpu(kernel_source(99), {"store_value"}, in(dir)); });
+  for (std::thread& t : threads) t.join();
+  for (const CpuCompileResult& r : results) {
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_EQ(call(r.kernels[0]), 99);
+  }
+  EXPECT_EQ(dir.files().size(), 1u);
+}
+
+TEST(CpuCompiler, CompileErrorsReturnTheCompilersLog) {
+  TempDir dir;
+  const int64_t before = cpu_compiler_invocations();
+  CpuCompileResult r = compile_cpu("extern \"C\" void broken(const void*) { undeclared_thing(); }\n", {"broken"}, in(dir));
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.kernels.empty());
+  EXPECT_NE(r.log.find("undeclared_thing"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("error"), std::string::npos) << r.log;
+  EXPECT_EQ(cpu_compiler_invocations(), before + 1);
+  EXPECT_TRUE(dir.files().empty()) << "a failed build leaves nothing in the cache";
+}
+
+TEST(CpuCompiler, MissingKernelIsReported) {
+  TempDir dir;
+  CpuCompileResult r = compile_cpu(kernel_source(1), {"store_value", "no_such_kernel"}, in(dir));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("kernel no_such_kernel not found"), std::string::npos) << r.log;
+}
+
+TEST(CpuCompiler, ClearCacheRemovesEntriesOnly) {
+  TempDir dir;
+  ASSERT_TRUE(compile_cpu(kernel_source(5), {"store_value"}, in(dir)).ok);
+  const std::string key(32, 'a');
+  std::ofstream(dir.path() + "/" + key) << "a CUDA module cache entry";
+  std::ofstream(dir.path() + "/" + key + ".tmp.Ab12Cd") << "left by an interrupted write";
+  fs::create_directory(dir.path() + "/" + std::string(32, 'b') + ".tmp.Xy34Zw");
+  std::ofstream(dir.path() + "/notes.txt") << "not ours";
+  std::ofstream(dir.path() + "/" + std::string(32, 'c') + ".txt") << "not ours either";
+
+  CacheClearResult cleared = clear_cache(dir.path());
+  EXPECT_EQ(cleared.removed.size(), 4u);
+  EXPECT_GT(cleared.bytes, 1000u);
+  EXPECT_EQ(dir.files(), (std::vector<std::string>{std::string(32, 'c') + ".txt", "notes.txt"}));
+  EXPECT_TRUE(clear_cache(dir.path() + "/missing").removed.empty());
+}
+
+}  // namespace
+}  // namespace gbc::codegen

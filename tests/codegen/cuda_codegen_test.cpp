@@ -1,0 +1,155 @@
+// CUDA code generation without a GPU: the sources of the test kernels compile to PTX for sm_80 and
+// sm_90 with NVRTC (skipped only when NVRTC is absent), the PTX has the vector accesses and warp
+// shuffles the generator meant, and the host side of the calling convention (arguments, launch
+// shapes, limits) holds its contract.
+#include "compiler/codegen/cuda_codegen.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <regex>
+
+#include "compiler/ir/diagnostics.h"
+#include "tests/codegen/codegen_test_util.h"
+
+namespace gbc::codegen {
+namespace {
+
+std::vector<kir::Kernel> test_kernels() {
+  return {testing::pointwise_mix_kernel(),
+          testing::half_kernel(),
+          testing::int8_kernel(),
+          testing::softmax_kernel(),
+          testing::softmax_kernel(kir::IndexKind::Strided),
+          testing::layer_norm_kernel(37),
+          testing::argmax_kernel(DType::Float32),
+          testing::argmax_kernel(DType::Int16),
+          testing::int_reduce_kernel()};
+}
+
+// The body of `.entry name` in PTX text.
+std::string entry(const std::string& ptx, const std::string& name) {
+  const size_t begin = ptx.find(".entry " + name + "(");
+  if (begin == std::string::npos) return "";
+  const size_t end = ptx.find(".entry ", begin + 1);
+  return ptx.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+class CudaPtxTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(CudaPtxTest, TestKernelsCompileToPtx) {
+  if (!NvrtcCompiler::get().available()) GTEST_SKIP() << "NVRTC not present: " << NvrtcCompiler::get().unavailable_reason();
+  const std::vector<kir::Kernel> kernels = test_kernels();
+  const std::string source = generate_cuda_source(kernels, "cuda_codegen_test");
+  CudaPtx ptx = compile_cuda_ptx(source, GetParam(), /*use_cache=*/false);
+  ASSERT_TRUE(ptx.build.ok) << ptx.build.log;
+  const std::string& text = ptx.build.binary;
+  EXPECT_NE(text.find(".target sm_" + std::to_string(GetParam())), std::string::npos);
+  for (const kir::Kernel& k : kernels) EXPECT_FALSE(entry(text, k.name).empty()) << k.name;
+
+  // 16-byte vector loads and stores in the contiguous fast path.
+  const std::string pointwise = entry(text, "pointwise_mix");
+  EXPECT_TRUE(std::regex_search(pointwise, std::regex(R"(ld\.global(\.nc)?\.v4\.f32)"))) << pointwise;
+  EXPECT_TRUE(std::regex_search(pointwise, std::regex(R"(st\.global\.v4\.f32)")));
+  EXPECT_TRUE(std::regex_search(entry(text, "half_storage"), std::regex(R"(ld\.global(\.nc)?\.v4\.(u16|b16|u32|b32))")));
+  // Row folds through warp shuffles; reductions keep their stages in one kernel.
+  for (const char* name : {"softmax", "layer_norm", "argmax_float32", "int_reduce"}) {
+    const std::string body = entry(text, name);
+    EXPECT_NE(body.find("shfl.sync.bfly"), std::string::npos) << name;
+    EXPECT_NE(body.find("bar.sync"), std::string::npos) << name << ": rows of several warps meet in shared memory";
+  }
+  // NVRTC's warnings about unused prelude functions are silenced, nothing else is expected.
+  EXPECT_EQ(ptx.build.log.find("warning"), std::string::npos) << ptx.build.log;
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, CudaPtxTest, ::testing::Values(80, 90));
+
+TEST(CudaCodegen, PtxIsCachedOnDisk) {
+  if (!NvrtcCompiler::get().available()) GTEST_SKIP() << "NVRTC not present: " << NvrtcCompiler::get().unavailable_reason();
+  const std::string source = generate_cuda_source({testing::half_kernel()}, "cache_test");
+  CudaPtx first = compile_cuda_ptx(source, 80);
+  ASSERT_TRUE(first.build.ok) << first.build.log;
+  CudaPtx second = compile_cuda_ptx(source, 80);
+  ASSERT_TRUE(second.build.ok);
+  EXPECT_TRUE(second.cache_hit);
+  EXPECT_EQ(second.build.binary, first.build.binary);
+}
+
+TEST(CudaCodegen, CompileErrorsReturnNvrtcsLog) {
+  if (!NvrtcCompiler::get().available()) GTEST_SKIP() << "NVRTC not present: " << NvrtcCompiler::get().unavailable_reason();
+  CudaPtx ptx = compile_cuda_ptx("extern \"C\" __global__ void k() { undeclared_thing(); }\n", 80, false);
+  EXPECT_FALSE(ptx.build.ok);
+  EXPECT_NE(ptx.build.log.find("undeclared_thing"), std::string::npos) << ptx.build.log;
+}
+
+TEST(CudaCodegen, VectorWidthFollowsTheNarrowestContiguousBuffer) {
+  EXPECT_EQ(cuda_vector_width(testing::pointwise_mix_kernel()), 8);  // float16 output: 8 x 2 bytes
+  EXPECT_EQ(cuda_vector_width(testing::int8_kernel()), 8);           // capped at 8
+  kir::Kernel floats = testing::pointwise_mix_kernel();
+  floats.buffers[5].dtype = DType::Float32;
+  EXPECT_EQ(cuda_vector_width(floats), 4);
+  kir::Kernel doubles;
+  doubles.name = "doubles";
+  doubles.buffers = {testing::buffer("x", DType::Float64, false), testing::buffer("y", DType::Float64, true)};
+  doubles.stores = {{1, kir::op("neg", DType::Float64, {kir::load(0, DType::Float64)})}};
+  EXPECT_EQ(cuda_vector_width(doubles), 2);
+  EXPECT_EQ(cuda_vector_width(testing::softmax_kernel()), 1);
+}
+
+TEST(CudaCodegen, ArgumentsCopyBuffersAndScalars) {
+  const kir::Kernel k = testing::pointwise_mix_kernel();
+  testing::HostArgs host;
+  for (const kir::Buffer& b : k.buffers) host.add(b.dtype, 4);
+  host.set_affine(1, 2);
+  host.set_strided(2, {2, 2}, {1, 2});
+  host.scalars = {2.5};
+  GbcKernelArgs args = host.args(4, 0, 0);
+  GbcCudaKernelArgs cuda = make_cuda_args(k, args);
+  EXPECT_EQ(cuda.numel, 4);
+  EXPECT_EQ(cuda.buffers[1].s0, 2);
+  EXPECT_EQ(cuda.buffers[2].rank, 2);
+  EXPECT_EQ(cuda.buffers[2].strides[1], 2);
+  EXPECT_EQ(cuda.buffers[5].data, args.buffers[5].data);
+  EXPECT_EQ(cuda.scalars[0], 2.5);
+  EXPECT_LE(sizeof(GbcCudaKernelArgs), 4096u);
+}
+
+TEST(CudaCodegen, KernelsBeyondTheParameterLimitsAreRefused) {
+  kir::Kernel wide = testing::half_kernel();
+  while (wide.buffers.size() <= GBC_CUDA_MAX_BUFFERS) wide.buffers.push_back(testing::buffer("extra", DType::Float32, false));
+  EXPECT_NE(cuda_unsupported_reason(wide).find("at most 16"), std::string::npos) << cuda_unsupported_reason(wide);
+  EXPECT_THROW(generate_cuda_kernel(wide), InternalError);
+  kir::Kernel scalars = testing::half_kernel();
+  scalars.scalar_args.assign(GBC_CUDA_MAX_SCALARS + 1, DType::Float32);
+  EXPECT_FALSE(cuda_unsupported_reason(scalars).empty());
+  EXPECT_TRUE(cuda_unsupported_reason(testing::layer_norm_kernel(4)).empty());
+}
+
+TEST(CudaCodegen, LaunchShapesMeetTheReductionContract) {
+  const kir::Kernel softmax = testing::softmax_kernel();
+  for (const int64_t inner : {0, 1, 2, 3, 17, 32, 33, 100, 1024, 1025, 4096, 100000, 10000000}) {
+    for (const int64_t outer : {1, 7, 1000, 5000000}) {
+      GbcCudaKernelArgs args{};
+      args.outer = outer;
+      args.inner = inner;
+      CudaLaunchShape s = cuda_launch_shape(softmax, args, 132);
+      const unsigned x = s.block_x, y = s.block_y;
+      SCOPED_TRACE("inner " + std::to_string(inner) + " outer " + std::to_string(outer));
+      EXPECT_TRUE((x <= 32 && (x & (x - 1)) == 0) || (x % 32 == 0 && x <= 1024 && y == 1)) << x << " x " << y;
+      EXPECT_EQ((x * y) % 32, 0u);
+      EXPECT_LE(x * y, 1024u);
+      EXPECT_GE(s.grid, 1u);
+      EXPECT_LE(s.grid, 132u * 32);
+      if (inner > 32) EXPECT_GE(x, 32u) << "a warp or more per long row";
+    }
+  }
+  GbcCudaKernelArgs args{};
+  args.numel = 1 << 20;
+  CudaLaunchShape pointwise = cuda_launch_shape(testing::half_kernel(), args, 132);
+  EXPECT_EQ(pointwise.block_x, 256u);
+  EXPECT_EQ(pointwise.block_y, 1u);
+  EXPECT_EQ(pointwise.grid, (1u << 20) / (256 * 8));
+}
+
+}  // namespace
+}  // namespace gbc::codegen

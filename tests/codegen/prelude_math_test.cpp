@@ -1,0 +1,168 @@
+// The prelude's own float32 transcendentals (kernel_prelude.h: exp, log, tanh, sigmoid, erf, gelu,
+// and silu/gelu_tanh built on them) against long double references: a sample of every float32
+// (each 4099th bit pattern, all exponents and both signs), dense sweeps around each function's
+// branch points and range limits, and the special values against ATen's CPU kernels.
+#include <ATen/ops/erf.h>
+#include <ATen/ops/exp.h>
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/gelu.h>
+#include <ATen/ops/log.h>
+#include <ATen/ops/sigmoid.h>
+#include <ATen/ops/silu.h>
+#include <ATen/ops/tanh.h>
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+#include "compiler/kernel/kernel_prelude.h"
+
+namespace gbc {
+namespace {
+
+using Fn = float (*)(float);
+using Ref = long double (*)(long double);
+
+long double ref_exp(long double x) { return expl(x); }
+long double ref_log(long double x) { return logl(x); }
+long double ref_tanh(long double x) { return tanhl(x); }
+long double ref_sigmoid(long double x) { return 1.0L / (1.0L + expl(-x)); }
+long double ref_erf(long double x) { return erfl(x); }
+long double ref_gelu(long double x) {
+  if (std::isinf(x) && x < 0) return NAN;  // ATen: -inf * (1 + erf(-inf)) = -inf * 0
+  return 0.5L * x * erfcl(-x * 0.707106781186547524400844362104849039L);
+}
+
+struct Function {
+  const char* name;
+  Fn fn;
+  Ref ref;
+  double max_ulp_error;  // measured over every float32; documented in kernel_prelude.h
+  std::vector<float> branch_points;
+};
+
+const std::vector<Function>& functions() {
+  static const std::vector<Function> f = {
+      {"exp", [](float x) { return gbc_exp(x); }, ref_exp, 0.99, {0.0f, 88.7228f, -87.3365f, -103.972f, 1.0f}},
+      {"log", [](float x) { return gbc_log(x); }, ref_log, 0.84, {1.0f, FLT_MIN, 0.70710678f, 1.41421356f, FLT_MAX}},
+      {"tanh", [](float x) { return gbc_tanh(x); }, ref_tanh, 1.31, {0.625f, -0.625f, 9.0109f, 0.0f, 44.4f}},
+      {"sigmoid", [](float x) { return gbc_sigmoid(x); }, ref_sigmoid, 1.9, {0.0f, 88.7228f, -88.7228f, -103.28f, 16.6f}},
+      {"erf", [](float x) { return gbc_erf(x); }, ref_erf, 0.51, {1.0f, -1.0f, 3.9192f, 0.0f, 10.5f}},
+      {"gelu", [](float x) { return gbc_gelu(x); }, ref_gelu, 0.51, {1.41421356f, -1.41421356f, -14.849242f, -13.2f, 0.0f}},
+  };
+  return f;
+}
+
+// Distance in representable floats (0 and -0 are one apart, as the bit patterns are).
+int64_t ordered(float f) {
+  int32_t i;
+  std::memcpy(&i, &f, 4);
+  return i < 0 ? int64_t{INT32_MIN} - i : i;
+}
+
+double ulp_at(long double ref) {
+  const double a = std::fabs(static_cast<double>(ref));
+  if (a < 0x1p-126) return 0x1p-149;
+  int e;
+  std::frexp(a, &e);
+  return std::ldexp(1.0, e - 24);
+}
+
+struct Stats {
+  int64_t max_distance = 0;  // from the correctly rounded result
+  double max_error = 0;      // in units in the last place of the exact result
+  float worst = 0;
+  int64_t nan_mismatches = 0;
+  int64_t checked = 0;
+};
+
+void check(const Function& f, float x, Stats& s) {
+  const float y = f.fn(x);
+  const long double r = f.ref(x);
+  const float rounded = static_cast<float>(r);
+  ++s.checked;
+  if (std::isnan(rounded) || std::isnan(y)) {
+    s.nan_mismatches += std::isnan(rounded) != std::isnan(y);
+    return;
+  }
+  const int64_t d = std::llabs(ordered(y) - ordered(rounded));
+  if (d > s.max_distance) {
+    s.max_distance = d;
+    s.worst = x;
+  }
+  if (!std::isinf(rounded) && !std::isinf(y))
+    s.max_error = std::max(s.max_error, static_cast<double>(std::fabs(static_cast<long double>(y) - r)) / ulp_at(r));
+}
+
+TEST(PreludeMath, SampleOfEveryFloatWithinDocumentedUlps) {
+  for (const Function& f : functions()) {
+    Stats s;
+    for (uint64_t u = 0; u < (uint64_t{1} << 32); u += 4099) check(f, gbc_bits_f32(static_cast<uint32_t>(u)), s);
+    EXPECT_EQ(s.nan_mismatches, 0) << f.name;
+    EXPECT_LE(s.max_distance, 2) << f.name << " worst at " << s.worst;
+    EXPECT_LE(s.max_error, f.max_ulp_error) << f.name;
+    EXPECT_GT(s.checked, 1000000);
+  }
+}
+
+TEST(PreludeMath, DenseAroundBranchPointsAndRangeLimits) {
+  for (const Function& f : functions()) {
+    Stats s;
+    for (float center : f.branch_points) {
+      for (float c : {center, -center}) {
+        const int32_t base = static_cast<int32_t>(gbc_f32_bits(c));
+        for (int32_t k = -5000; k <= 5000; ++k) check(f, gbc_bits_f32(static_cast<uint32_t>(base + k)), s);
+      }
+    }
+    // Every subnormal input's neighbourhood of zero, and the largest magnitudes.
+    for (uint32_t u = 0; u < 0x00900000u; u += 61) {
+      check(f, gbc_bits_f32(u), s);
+      check(f, gbc_bits_f32(u | 0x80000000u), s);
+      check(f, gbc_bits_f32(0x7f7fffffu - u / 61), s);
+      check(f, gbc_bits_f32(0xff7fffffu - u / 61), s);
+    }
+    EXPECT_EQ(s.nan_mismatches, 0) << f.name;
+    EXPECT_LE(s.max_distance, 2) << f.name << " worst at " << s.worst;
+    EXPECT_LE(s.max_error, f.max_ulp_error) << f.name << " worst at " << s.worst;
+  }
+}
+
+TEST(PreludeMath, SpecialValuesAreATens) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x = {-inf, inf,   nan,    -0.0f, 0.0f,   1e-40f,  -1e-40f, FLT_MIN, FLT_MAX, -FLT_MAX, 1.0f,
+                          -1.0f, 0.5f, -100.f, 100.f, -90.f,  88.8f,   -88.8f,  -20.f,   20.f,    -13.f,    3.f};
+  const size_t n = x.size();
+  x.resize(4 * n);  // a multiple of every vector width, so ATen takes its vectorized kernels
+  for (size_t i = n; i < x.size(); ++i) x[i] = x[i % n];
+  const at::Tensor t = at::from_blob(x.data(), {static_cast<int64_t>(x.size())}, at::kFloat);
+  const std::vector<std::pair<std::string, std::pair<std::function<at::Tensor(const at::Tensor&)>, Fn>>> cases = {
+      {"exp", {[](const at::Tensor& a) { return at::exp(a); }, [](float v) { return gbc_exp(v); }}},
+      {"log", {[](const at::Tensor& a) { return at::log(a); }, [](float v) { return gbc_log(v); }}},
+      {"tanh", {[](const at::Tensor& a) { return at::tanh(a); }, [](float v) { return gbc_tanh(v); }}},
+      {"sigmoid", {[](const at::Tensor& a) { return at::sigmoid(a); }, [](float v) { return gbc_sigmoid(v); }}},
+      {"erf", {[](const at::Tensor& a) { return at::erf(a); }, [](float v) { return gbc_erf(v); }}},
+      {"gelu", {[](const at::Tensor& a) { return at::gelu(a); }, [](float v) { return gbc_gelu(v); }}},
+      {"gelu_tanh", {[](const at::Tensor& a) { return at::gelu(a, "tanh"); }, [](float v) { return gbc_gelu_tanh(v); }}},
+      {"silu", {[](const at::Tensor& a) { return at::silu(a); }, [](float v) { return gbc_silu(v); }}},
+  };
+  for (const auto& [name, fns] : cases) {
+    const at::Tensor want = fns.first(t).contiguous();
+    const float* w = want.data_ptr<float>();
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float got = fns.second(x[i]);
+      SCOPED_TRACE(name + "(" + std::to_string(x[i]) + ")");
+      EXPECT_EQ(std::isnan(got), std::isnan(w[i])) << got << " vs ATen " << w[i];
+      if (std::isinf(w[i]) || std::isinf(got)) EXPECT_EQ(got, w[i]);
+      // ATen flushes results below float32's normal range (sigmoid, gelu, silu of large negative x)
+      // to zero; elsewhere the two differ by their rounding.
+      if (std::isfinite(w[i])) EXPECT_NEAR(got, w[i], 4e-7 * std::fabs(w[i]) + 2e-38) << "ATen " << w[i];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gbc

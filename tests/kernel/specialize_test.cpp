@@ -1,0 +1,132 @@
+// Layout specialization (compiler/kernel/specialize.h): iteration layouts of broadcast, permuted
+// and per-row buffers; the index kind chosen for each layout; layout keys; kernel arguments.
+#include <gtest/gtest.h>
+
+#include "compiler/kernel/specialize.h"
+#include "tests/kernel/kernel_test_util.h"
+
+namespace gbc {
+namespace {
+
+using Sizes = std::vector<int64_t>;
+
+LoweredKernel lower_model(const std::string& inputs, const std::string& graph, const std::string& outputs) {
+  Model m = testing::load(testing::model_text(inputs, graph, outputs));
+  const Graph& g = m.graph;
+  PartitionPlan plan = partition_block(g, g.body);
+  EXPECT_EQ(plan.groups.size(), 1u);
+  return lower_group(g, g.body, plan.groups.at(0), "k");
+}
+
+size_t buffer(const LoweredKernel& k, const std::string& name) {
+  for (size_t b = 0; b < k.kernel.buffers.size(); ++b)
+    if (k.kernel.buffers[b].name == name) return b;
+  ADD_FAILURE() << "no buffer " << name;
+  return 0;
+}
+
+kir::IndexKind kind_of(const BufferLayout& layout, const LoweredKernel& k, size_t b) {
+  std::vector<BufferLayout> all(k.kernel.buffers.size(), layout);
+  return specialize_layouts(k, all).buffers[b].index;
+}
+
+TEST(Specialize, PointwiseLayouts) {
+  LoweredKernel k = lower_model("  x: {shape: [3, 4]}\n  b: {shape: [4]}\n", "  - {id: y, op: add, args: [x, b]}\n", "[y]");
+  Sizes iter = {3, 4};
+  size_t x = buffer(k, "x"), b = buffer(k, "b");
+  BufferLayout contiguous = iteration_layout(k, x, {3, 4}, {4, 1}, iter);
+  BufferLayout transposed = iteration_layout(k, x, {3, 4}, {1, 3}, iter);
+  BufferLayout every_other = iteration_layout(k, x, {3, 4}, {8, 2}, iter);
+  BufferLayout row_broadcast = iteration_layout(k, x, {1, 4}, {4, 1}, iter);
+  BufferLayout bias = iteration_layout(k, b, {4}, {1}, iter);
+  BufferLayout one = iteration_layout(k, b, {1}, {1}, iter);
+  EXPECT_EQ(bias.sizes, (Sizes{3, 4}));
+  EXPECT_EQ(bias.strides, (Sizes{0, 1}));
+  EXPECT_EQ(kind_of(contiguous, k, x), kir::IndexKind::Contiguous);
+  EXPECT_EQ(kind_of(every_other, k, x), kir::IndexKind::Affine);
+  EXPECT_EQ(kind_of(transposed, k, x), kir::IndexKind::Strided);
+  EXPECT_EQ(kind_of(row_broadcast, k, x), kir::IndexKind::Strided);
+  EXPECT_EQ(kind_of(bias, k, b), kir::IndexKind::Strided);
+  EXPECT_EQ(kind_of(one, k, b), kir::IndexKind::Scalar);
+
+  Specialization spec = specialize_layouts(k, {transposed, bias, contiguous});
+  EXPECT_EQ(spec.layout_key, "T2,T2,C");
+  EXPECT_EQ(spec.buffers[0].sizes, (Sizes{3, 4}));
+  EXPECT_EQ(spec.buffers[0].strides, (Sizes{1, 3}));
+  kir::Kernel compiled = specialized_kernel(k.kernel, spec);
+  EXPECT_EQ(compiled.buffers[0].index, kir::IndexKind::Strided);
+  EXPECT_EQ(compiled.buffers[0].rank, 2);
+  EXPECT_EQ(specialize_layouts(k, {every_other, one, contiguous}).layout_key, "A,S,C");
+}
+
+TEST(Specialize, CollapsesMergeableDims) {
+  LoweredKernel k = lower_model("  x: {shape: [2, 3, 4]}\n", "  - {id: y, op: neg, args: [x]}\n", "[y]");
+  // Every other element of a [2, 3, 8] tensor steps through memory as one dim of stride 2.
+  BufferLayout sliced = iteration_layout(k, 0, {2, 3, 4}, {24, 8, 2}, {2, 3, 4});
+  Specialization spec = specialize_layouts(k, {sliced, sliced});
+  EXPECT_EQ(spec.buffers[0].index, kir::IndexKind::Affine);
+  EXPECT_EQ(spec.buffers[0].s0, 2);
+  // Rows of a wider tensor: dims 0 and 1 merge, the last stays: rank 2 instead of 3.
+  BufferLayout rows = iteration_layout(k, 0, {2, 3, 4}, {24, 8, 1}, {2, 3, 4});
+  spec = specialize_layouts(k, {rows, rows});
+  EXPECT_EQ(spec.buffers[0].index, kir::IndexKind::Strided);
+  EXPECT_EQ(spec.buffers[0].sizes, (Sizes{6, 4}));
+  EXPECT_EQ(spec.buffers[0].strides, (Sizes{8, 1}));
+  EXPECT_EQ(spec.layout_key, "T2,T2");
+}
+
+TEST(Specialize, ReductionLayouts) {
+  // Reduced over dim 0 of [5, 7]: the iteration order is [7 (o), 5 (r)].
+  LoweredKernel k = lower_model("  x: {shape: [5, 7]}\n  b: {shape: [7]}\n",
+                                "  - {id: s, op: sum, args: [x], dim: 0}\n"
+                                "  - {id: y, op: mul, args: [s, b]}\n",
+                                "[y]");
+  Sizes iter = {5, 7};
+  size_t x = buffer(k, "x"), b = buffer(k, "b"), y = buffer(k, "y");
+  BufferLayout xl = iteration_layout(k, x, {5, 7}, {7, 1}, iter);
+  EXPECT_EQ(xl.sizes, (Sizes{7, 5}));
+  EXPECT_EQ(xl.strides, (Sizes{1, 7}));
+  BufferLayout bl = iteration_layout(k, b, {7}, {1}, iter);
+  EXPECT_EQ(bl.sizes, Sizes{7});
+  BufferLayout yl = iteration_layout(k, y, {7}, {1}, iter);
+  Specialization spec = specialize_layouts(k, {xl, bl, yl});
+  EXPECT_EQ(spec.layout_key, "A,C,C");
+  EXPECT_EQ(spec.buffers[x].s0, 1);
+  EXPECT_EQ(spec.buffers[x].s1, 7);
+  // The transposed tensor reduced over its dim 0 is contiguous in iteration order.
+  BufferLayout xt = iteration_layout(k, x, {5, 7}, {1, 5}, iter);
+  EXPECT_EQ(specialize_layouts(k, {xt, bl, yl}).buffers[x].index, kir::IndexKind::Contiguous);
+  BufferLayout broadcast_rows = iteration_layout(k, x, {1, 7}, {7, 1}, iter);
+  EXPECT_EQ(specialize_layouts(k, {broadcast_rows, bl, yl}).buffers[x].index, kir::IndexKind::Affine);
+
+  KernelArgs args(k, spec, {nullptr, nullptr, nullptr}, iter, {});
+  const GbcKernelArgs* a = args.get();
+  EXPECT_EQ(a->numel, 35);
+  EXPECT_EQ(a->outer, 7);
+  EXPECT_EQ(a->inner, 5);
+  EXPECT_EQ(a->buffers[x].s1, 7);
+}
+
+TEST(Specialize, PerRowBuffersInKeepdimForm) {
+  LoweredKernel k = lower_model("  x: {shape: [3, 4]}\n  c: {shape: [3, 1]}\n",
+                                "  - {id: m, op: amax, args: [x], dim: 1, keepdim: true}\n"
+                                "  - {id: y, op: sub, args: [m, c]}\n",
+                                "[y]");
+  size_t c = buffer(k, "c");
+  BufferLayout cl = iteration_layout(k, c, {3, 1}, {1, 1}, {3, 4});
+  EXPECT_EQ(cl.sizes, Sizes{3});
+  EXPECT_EQ(cl.strides, Sizes{1});
+  EXPECT_THROW(iteration_layout(k, c, {3, 2}, {2, 1}, {3, 4}), InternalError);
+}
+
+TEST(Specialize, IterationSizesFromBindings) {
+  Model m = testing::load(testing::model_text("  x: {shape: [B, 4]}\n", "  - {id: y, op: neg, args: [x]}\n", "[y]",
+                                              "dims: {B: [1, 8]}\n"));
+  PartitionPlan plan = partition_block(m.graph, m.graph.body);
+  LoweredKernel k = lower_group(m.graph, m.graph.body, plan.groups.at(0), "k");
+  EXPECT_EQ(iteration_sizes(k, {{"B", 6}}), (Sizes{6, 4}));
+  EXPECT_THROW(iteration_sizes(k, {}), InternalError);
+}
+
+}  // namespace
+}  // namespace gbc
