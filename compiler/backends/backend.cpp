@@ -23,15 +23,4 @@ void BackendStats::record(const CompileEvent& event) {
   }
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& name) {
-  const BackendInfo* info = find_backend(name);
-  return info ? info->create() : nullptr;
-}
-
-const BackendInfo* find_backend(const std::string& name) {
-  for (const auto& b : backend_registry())
-    if (b.name == name) return &b;
-  return nullptr;
-}
-
 }  // namespace gbc

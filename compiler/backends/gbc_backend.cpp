@@ -1,0 +1,81 @@
+#include "compiler/backends/gbc_backend.h"
+
+#include <cstdlib>
+#include <sstream>
+#include <thread>
+
+#include "compiler/codegen/cpu_codegen.h"
+#include "compiler/codegen/cpu_compiler.h"
+#include "compiler/runtime/graph_runtime.h"
+#include "compiler/runtime/kernel_region.h"
+#include "compiler/support/log.h"
+
+namespace gbc {
+namespace {
+
+// The line a user needs from a compiler's output: the first error, else the first line.
+std::string first_error_line(const std::string& log) {
+  std::istringstream lines(log);
+  std::string line, first;
+  while (std::getline(lines, line)) {
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (first.empty()) first = line;
+    if (line.find("error") != std::string::npos) return line;
+  }
+  return first.empty() ? "the compiler failed without output" : first;
+}
+
+NativeModule compile_module(const std::vector<kir::Kernel>& kernels, const std::string& module,
+                            const codegen::CpuCompileOptions& options) {
+  std::string source = codegen::generate_cpu_source(kernels, module);
+  GBC_LOG_CHANNEL(kernels) << module << ": generated source\n" << source;
+  std::vector<std::string> names;
+  names.reserve(kernels.size());
+  for (const kir::Kernel& k : kernels) names.push_back(k.name);
+  codegen::CpuCompileResult r = codegen::compile_cpu(source, names, options);
+  NativeModule m;
+  m.ok = r.ok;
+  m.functions = r.kernels;
+  m.compile_ms = r.compile_ms;
+  if (!r.ok) {
+    m.error = first_error_line(r.log);
+    GBC_LOG_CHANNEL(kernels) << module << ": compile failed\n" << r.log;
+  } else {
+    GBC_LOG_CHANNEL(kernels) << module << ": " << (r.cache_hit ? "loaded from cache " : "compiled into ")
+                             << r.library_path << " in " << r.compile_ms << " ms";
+  }
+  return m;
+}
+
+class CpuRegionCompiler : public RegionCompiler {
+ public:
+  std::unique_ptr<RegionExecutable> compile(const Graph& region, CompileContext& ctx) override {
+    codegen::CpuCompileOptions copt;
+    copt.cache_dir = ctx.options.cache_dir.empty() ? "" : ctx.options.cache_dir + "/cpu";
+    copt.use_cache = ctx.options.use_cache;
+    KernelRegionOptions o;
+    o.label = ctx.label;
+    o.num_threads = gbc_kernel_threads();
+    o.native = [copt](const std::vector<kir::Kernel>& kernels, const std::string& module) {
+      return compile_module(kernels, module, copt);
+    };
+    return make_kernel_region(region, ctx, o);
+  }
+};
+
+}  // namespace
+
+int gbc_kernel_threads() {
+  if (const char* env = std::getenv("GBCHECK_THREADS")) {
+    int n = std::atoi(env);
+    if (n > 0) return n;
+  }
+  unsigned n = std::thread::hardware_concurrency();
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+std::unique_ptr<Backend> make_gbc_backend() {
+  return std::make_unique<GraphRuntime>("gbc", std::make_unique<CpuRegionCompiler>());
+}
+
+}  // namespace gbc

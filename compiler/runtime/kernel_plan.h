@@ -1,0 +1,43 @@
+// From a region graph to what gbc-interp and gbc run: the graph pipeline (pass_manager.h), then
+// the fusion partition (partition.h) and one lowered kernel per fusion group (lower.h). Prints that
+// run after the region (check.reorderable_logging) leave the graph here, and the values they read
+// become extra outputs, so fusion is not split at them and the values are still materialized.
+// Steps that run on ATen although the graph is compiled, when no lowering exists for them (an
+// undecomposed normalization, an in-place op the pipeline could not remove, ...), are FB003
+// fallbacks; extern calls (matmul, linear, bmm, conv2d) and view, cat, full, dropout and custom
+// kernels with meta run on ATen by design and are not. No torch here.
+// Tests: tests/runtime/kernel_plan_test.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/backends/backend.h"
+#include "compiler/ir/graph.h"
+#include "compiler/kernel/lower.h"
+#include "compiler/passes/partition.h"
+
+namespace gbc {
+
+struct PlanOptions {
+  std::vector<std::string> disabled_passes;  // pipeline passes, and "fuse" for the partitioner
+  bool capture_scalar_outputs = false;       // an item step in a region is deliberate
+  LowerOptions::Target target = LowerOptions::Target::Cpu;
+};
+
+struct KernelPlan {
+  Graph graph;  // after the pipeline; deferred prints removed
+  PartitionPlan partition;
+  std::vector<LoweredKernel> kernels;  // one per partition group, named fused_<group>
+  std::vector<Node> prints;            // deferred prints, in program order
+  size_t num_outputs = 0;              // graph.outputs[0, num_outputs) are the region's outputs
+  std::vector<CompileEvent> fallbacks; // FB003, one per step
+  int extern_calls = 0;
+};
+
+KernelPlan plan_kernels(const Graph& region, const PlanOptions& options);
+
+/// The nodes a step computes, printed one per line (for explain, kernels logs and profiles).
+std::vector<std::string> step_node_names(const KernelPlan& plan, const Step& step);
+
+}  // namespace gbc

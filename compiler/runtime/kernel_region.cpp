@@ -1,0 +1,302 @@
+#include "compiler/runtime/kernel_region.h"
+
+#include <ATen/ops/empty.h>
+
+#include <algorithm>
+
+#include "compiler/aten/aten_convert.h"
+#include "compiler/ir/printer.h"
+#include "compiler/kernel/interpreter.h"
+#include "compiler/kernel/specialize.h"
+#include "compiler/runtime/aten_region.h"
+#include "compiler/runtime/kernel_plan.h"
+#include "compiler/runtime/runtime_events.h"
+#include "compiler/support/log.h"
+
+namespace gbc {
+namespace {
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
+  return s;
+}
+
+// One compiled form of a kernel: its buffers' index kinds fixed for a layout key.
+struct Variant {
+  std::string key;
+  kir::Kernel kernel;  // specialized, named uniquely within the region
+  GbcKernelFn fn = nullptr;
+};
+
+struct KernelState {
+  const LoweredKernel* lowered = nullptr;
+  const FusionGroup* group = nullptr;
+  std::string profile_name;
+  std::vector<at::ScalarType> dtypes;          // per buffer
+  bool static_sizes = false;
+  std::vector<int64_t> iter_sizes;             // static_sizes: the iteration sizes
+  std::vector<std::vector<int64_t>> out_sizes; // static_sizes: per buffer (outputs only)
+  std::vector<Variant> variants;
+  bool on_aten = false;                        // its module failed to compile (FB001)
+  // The layout of the last call (every buffer's sizes and strides) and its specialization: calls
+  // with the same layout, the common case, skip specialize_layouts.
+  std::vector<int64_t> last_layout;
+  std::optional<Specialization> last_spec;
+  size_t last_variant = 0;
+};
+
+class KernelRegion : public RegionExecutable {
+ public:
+  KernelRegion(KernelPlan plan, const KernelRegionOptions& options, bool kernels_on_aten)
+      : plan_(std::move(plan)), options_(options) {
+    const Graph& g = plan_.graph;
+    kernels_.resize(plan_.kernels.size());
+    for (size_t k = 0; k < kernels_.size(); ++k) {
+      KernelState& ks = kernels_[k];
+      const LoweredKernel& lk = plan_.kernels[k];
+      ks.lowered = &lk;
+      ks.group = &plan_.partition.groups[k];
+      ks.on_aten = kernels_on_aten;
+      ks.profile_name = options_.label + " " + lk.kernel.name + " [" + join(step_node_names(plan_, step_of_group(k))) + "]";
+      std::optional<std::vector<int64_t>> iter = eval_shape(lk.iter_shape, {});
+      ks.static_sizes = iter.has_value();
+      if (ks.static_sizes) ks.iter_sizes = *iter;
+      for (size_t b = 0; b < lk.kernel.buffers.size(); ++b) {
+        ks.dtypes.push_back(to_aten(lk.kernel.buffers[b].dtype));
+        std::optional<std::vector<int64_t>> sizes;
+        if (lk.kernel.buffers[b].is_output) {
+          sizes = eval_shape(g.type(lk.buffer_values[b]).shape, {});
+          ks.static_sizes = ks.static_sizes && sizes.has_value();
+        }
+        ks.out_sizes.push_back(sizes.value_or(std::vector<int64_t>{}));
+      }
+    }
+    for (const Step& step : plan_.partition.steps) {
+      if (step.kind == Step::Kind::Kernel) {
+        step_names_.push_back("");
+        continue;
+      }
+      const Node& n = g.body.nodes[step.index];
+      const char* kind = step.kind == Step::Kind::Extern ? "extern " : "aten ";
+      step_names_.push_back(options_.label + " " + kind + n.op + " [" + join(step_node_names(plan_, step)) + "]");
+    }
+  }
+
+  std::vector<RtValue> run(const std::vector<RtValue>& inputs, const DimBindings& dims, RunContext& ctx) override {
+    const Graph& g = plan_.graph;
+    std::vector<RtValue> env(g.values.size());
+    for (size_t i = 0; i < inputs.size(); ++i) env[static_cast<size_t>(g.inputs[i].value)] = inputs[i];
+    DimBindings bindings = dims;
+    const auto& steps = plan_.partition.steps;
+    for (size_t s = 0; s < steps.size(); ++s) {
+      const Step& step = steps[s];
+      if (step.kind == Step::Kind::Kernel) {
+        run_kernel(kernels_[step.index], env, bindings, ctx);
+      } else {
+        ProfileScope scope(ctx.profiler, step_names_[s], step.kind == Step::Kind::Extern ? "extern" : "aten");
+        run_node_on_aten(g, g.body.nodes[step.index], env, bindings, nullptr, ctx.device);
+      }
+    }
+    for (const Node& p : plan_.prints) run_node_on_aten(g, p, env, bindings, ctx.print_sink, ctx.device);
+    if (!pending_.empty()) compile_pending(ctx);
+    std::vector<RtValue> outputs;
+    outputs.reserve(plan_.num_outputs);
+    for (size_t i = 0; i < plan_.num_outputs; ++i) outputs.push_back(env[static_cast<size_t>(g.outputs[i])]);
+    return outputs;
+  }
+
+  RegionDescription describe() const override {
+    const Graph& g = plan_.graph;
+    RegionDescription d;
+    d.graph_text = print_graph(g);
+    for (const Step& step : plan_.partition.steps) {
+      StepDescription sd;
+      if (step.kind == Step::Kind::Kernel) {
+        const KernelState& ks = kernels_[step.index];
+        sd.kind = StepDescription::Kind::Kernel;
+        sd.name = ks.lowered->kernel.name;
+        for (size_t i : ks.group->nodes) {
+          sd.nodes.push_back(print_node(g, g.body.nodes[i]));
+          sd.locs.push_back(g.body.nodes[i].loc);
+        }
+        sd.note = ks.lowered->kernel.kind == kir::KernelKind::Reduction ? "reduction" : "pointwise";
+        if (ks.on_aten) sd.note += "; its nodes run on ATen (fallback)";
+      } else {
+        const Node& n = g.body.nodes[step.index];
+        sd.kind = step.kind == Step::Kind::Extern    ? StepDescription::Kind::Extern
+                  : step.kind == Step::Kind::Library ? StepDescription::Kind::Library
+                                                     : StepDescription::Kind::Eager;
+        sd.name = n.op;
+        sd.nodes.push_back(print_node(g, n));
+        sd.locs.push_back(n.loc);
+        sd.note = step.reason;
+      }
+      d.steps.push_back(std::move(sd));
+    }
+    for (const Node& p : plan_.prints) {
+      StepDescription sd;
+      sd.kind = StepDescription::Kind::Aten;
+      sd.name = "print";
+      sd.nodes.push_back(print_node(g, p));
+      sd.locs.push_back(p.loc);
+      sd.note = "after the graph (reorderable_logging)";
+      d.steps.push_back(std::move(sd));
+    }
+    for (const KernelState& ks : kernels_) {
+      std::string listing = kir::print_kernel(ks.lowered->kernel);
+      for (const Variant& v : ks.variants)
+        listing += "  variant " + v.kernel.name + ": layouts " + v.key + (v.fn ? ", native" : ", interpreted") + "\n";
+      d.kernels.push_back(std::move(listing));
+    }
+    return d;
+  }
+
+ private:
+  Step step_of_group(size_t k) const {
+    Step s;
+    s.kind = Step::Kind::Kernel;
+    s.index = k;
+    return s;
+  }
+
+  void run_kernel(KernelState& ks, std::vector<RtValue>& env, DimBindings& bindings, RunContext& ctx) {
+    ProfileScope scope(ctx.profiler, ks.profile_name, "kernel");
+    const Graph& g = plan_.graph;
+    const LoweredKernel& lk = *ks.lowered;
+    if (ks.on_aten) {
+      for (size_t i : ks.group->nodes) run_node_on_aten(g, g.body.nodes[i], env, bindings, nullptr, ctx.device);
+      return;
+    }
+    const std::vector<int64_t> iter = ks.static_sizes ? ks.iter_sizes : iteration_sizes(lk, bindings);
+    const size_t nbuf = lk.kernel.buffers.size();
+    std::vector<void*> data(nbuf);
+    layout_scratch_.clear();
+    for (size_t b = 0; b < nbuf; ++b) {
+      RtValue& slot = env[static_cast<size_t>(lk.buffer_values[b])];
+      if (lk.kernel.buffers[b].is_output) {
+        std::vector<int64_t> sizes = ks.static_sizes ? ks.out_sizes[b] : concrete_shape(g.type(lk.buffer_values[b]).shape, bindings);
+        slot = RtValue::of(at::empty(sizes, at::TensorOptions().dtype(ks.dtypes[b]).device(ctx.device)));
+      }
+      const at::Tensor& t = slot.tensor;
+      GBC_INTERNAL_ASSERT(t.defined(), "kernel " + lk.kernel.name + ": buffer '" + g.name_of(lk.buffer_values[b]) + "' has no tensor");
+      data[b] = t.data_ptr();
+      layout_scratch_.push_back(t.dim());
+      for (int64_t d = 0; d < t.dim(); ++d) {
+        layout_scratch_.push_back(t.size(d));
+        layout_scratch_.push_back(t.stride(d));
+      }
+    }
+    layout_scratch_.insert(layout_scratch_.end(), iter.begin(), iter.end());
+    if (!ks.last_spec || layout_scratch_ != ks.last_layout) {
+      std::vector<BufferLayout> layouts;
+      layouts.reserve(nbuf);
+      for (size_t b = 0; b < nbuf; ++b) {
+        const at::Tensor& t = env[static_cast<size_t>(lk.buffer_values[b])].tensor;
+        layouts.push_back(iteration_layout(lk, b, t.sizes().vec(), t.strides().vec(), iter));
+      }
+      ks.last_spec = specialize_layouts(lk, layouts);
+      ks.last_variant = variant_for(ks, *ks.last_spec);
+      ks.last_layout = layout_scratch_;
+    }
+    int64_t outer = 1;
+    for (size_t d = 0; d < iter.size(); ++d)
+      if (std::find(lk.reduced_dims.begin(), lk.reduced_dims.end(), static_cast<int>(d)) == lk.reduced_dims.end())
+        outer *= iter[d];
+    if (outer == 0) return;  // nothing to write
+    std::vector<double> scalars;
+    scalars.reserve(lk.scalar_values.size());
+    for (ValueId v : lk.scalar_values) {
+      const RtValue& r = env[static_cast<size_t>(v)];
+      GBC_INTERNAL_ASSERT(r.is_scalar(), "kernel " + lk.kernel.name + ": '" + g.name_of(v) + "' is not a host scalar");
+      scalars.push_back(r.scalar->to_double());
+    }
+    KernelArgs args(lk, *ks.last_spec, data, iter, std::move(scalars), options_.num_threads);
+    const Variant& v = ks.variants[ks.last_variant];
+    if (v.fn) {
+      v.fn(args.get());
+    } else {
+      interpret_kernel(v.kernel, *args.get());
+    }
+  }
+
+  size_t variant_for(KernelState& ks, const Specialization& spec) {
+    for (size_t i = 0; i < ks.variants.size(); ++i)
+      if (ks.variants[i].key == spec.layout_key) return i;
+    Variant v;
+    v.key = spec.layout_key;
+    v.kernel = specialized_kernel(ks.lowered->kernel, spec);
+    if (!ks.variants.empty()) v.kernel.name += "_v" + std::to_string(ks.variants.size());
+    ks.variants.push_back(std::move(v));
+    if (options_.native) pending_.push_back({&ks, ks.variants.size() - 1});
+    return ks.variants.size() - 1;
+  }
+
+  // Compiles the variants the last call ran in the interpreter into one native module.
+  void compile_pending(RunContext& ctx) {
+    std::vector<kir::Kernel> kernels;
+    std::string names;
+    for (const auto& [ks, vi] : pending_) {
+      kernels.push_back(ks->variants[vi].kernel);
+      names += (names.empty() ? "" : ", ") + kernels.back().name;
+    }
+    NativeModule m = options_.native(kernels, options_.label + "_m" + std::to_string(modules_++));
+    if (ctx.stats) ctx.stats->compile_ms += m.compile_ms;
+    if (m.ok) {
+      GBC_INTERNAL_ASSERT(m.functions.size() == pending_.size(), "native compiler returned the wrong number of kernels");
+      for (size_t i = 0; i < pending_.size(); ++i) pending_[i].first->variants[pending_[i].second].fn = m.functions[i];
+    } else {
+      const LoweredKernel& first = *pending_.front().first->lowered;
+      CompileEvent e;
+      e.kind = CompileEvent::Kind::Fallback;
+      e.code = "FB001";
+      e.message = options_.label + ": fused kernel" + (pending_.size() > 1 ? "s " : " ") + names +
+                  " failed to compile; their nodes run on ATen: " + m.error;
+      e.hint = "see the compiler's full output with --log kernels; GBCHECK_CXX names the C++ compiler";
+      if (!first.kernel.node_locs.empty()) e.loc = first.kernel.node_locs.front();
+      for (const auto& [ks, vi] : pending_) ks->on_aten = true;
+      if (ctx.stats) report_event(*ctx.stats, e);
+    }
+    pending_.clear();
+  }
+
+  KernelPlan plan_;
+  KernelRegionOptions options_;
+  std::vector<KernelState> kernels_;
+  std::vector<std::string> step_names_;
+  std::vector<std::pair<KernelState*, size_t>> pending_;  // variants to compile after this call
+  std::vector<int64_t> layout_scratch_;
+  int modules_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<RegionExecutable> make_kernel_region(const Graph& region, CompileContext& ctx,
+                                                     const KernelRegionOptions& options) {
+  PlanOptions popt;
+  popt.disabled_passes = ctx.options.disabled_passes;
+  popt.capture_scalar_outputs = ctx.options.capture_scalar_outputs;
+  popt.target = ctx.options.device == "cuda" ? LowerOptions::Target::Cuda : LowerOptions::Target::Cpu;
+  KernelPlan plan = plan_kernels(region, popt);
+  for (const CompileEvent& e : plan.fallbacks) report_event(ctx.stats, e);
+  ctx.fusion_groups += static_cast<int>(plan.kernels.size());
+  ctx.extern_calls += plan.extern_calls;
+  for (const LoweredKernel& lk : plan.kernels) {
+    GBC_LOG_CHANNEL(kernels) << ctx.label << ": " << kir::print_kernel(lk.kernel);
+  }
+  // Kernels read and write raw host memory (interpreter, CPU code); the CUDA path is not wired to
+  // the runtime, so on a GPU the fused groups' nodes run on ATen, and say so.
+  const bool on_aten = ctx.options.device != "cpu" && !plan.kernels.empty();
+  if (on_aten) {
+    CompileEvent e;
+    e.kind = CompileEvent::Kind::Fallback;
+    e.code = "FB004";
+    e.message = ctx.label + ": no kernel runner for device " + ctx.options.device + "; the fused groups' nodes run on ATen";
+    e.hint = "check gbc's fused kernels on the CPU (--device cpu)";
+    if (!plan.kernels.front().kernel.node_locs.empty()) e.loc = plan.kernels.front().kernel.node_locs.front();
+    report_event(ctx.stats, e);
+  }
+  return std::make_unique<KernelRegion>(std::move(plan), options, on_aten);
+}
+
+}  // namespace gbc
