@@ -1,0 +1,170 @@
+#include "harness/inputs/case_gen.h"
+
+#include <rapidcheck.h>
+
+#include <set>
+
+#include "compiler/passes/effects.h"
+#include "harness/inputs/special_values.h"
+
+namespace gbc {
+namespace {
+
+using Gene = int64_t;
+
+// Dims that inputs and params use (data-dependent ones, like nonzero's, are not drawn).
+std::vector<std::string> drawn_dims(const Model& m) {
+  std::set<std::string> names;
+  for (const auto* spec : m.all_tensor_specs())
+    for (const auto& d : spec->shape) d.collect_symbols(names);
+  std::vector<std::string> out;
+  for (const auto& n : names)
+    if (m.graph.dims.range(n)) out.push_back(n);
+  return out;
+}
+
+// A vector whose i-th element comes from gens[i]; shrinks one element at a time, in order, so the
+// dims (first) shrink before layouts and values.
+rc::Shrinkable<std::vector<Gene>> combine(std::vector<rc::Shrinkable<Gene>> parts) {
+  return rc::shrinkable::lambda(
+      [parts] {
+        std::vector<Gene> v;
+        v.reserve(parts.size());
+        for (const auto& p : parts) v.push_back(p.value());
+        return v;
+      },
+      [parts] {
+        return rc::seq::mapcat(rc::seq::range<size_t>(0, parts.size()), [parts](size_t i) {
+          return rc::seq::map(parts[i].shrinks(), [parts, i](rc::Shrinkable<Gene>&& s) {
+            auto copy = parts;
+            copy[i] = std::move(s);
+            return combine(std::move(copy));
+          });
+        });
+      });
+}
+
+rc::Gen<std::vector<Gene>> each_of(std::vector<rc::Gen<Gene>> gens) {
+  return [gens](const rc::Random& random, int size) {
+    rc::Random r = random;
+    std::vector<rc::Shrinkable<Gene>> parts;
+    parts.reserve(gens.size());
+    for (const auto& g : gens) parts.push_back(g(r.split(), size));
+    return combine(std::move(parts));
+  };
+}
+
+rc::Shrinkable<Gene> towards(Gene value, Gene target) {
+  return rc::shrinkable::shrinkRecur(value, [target](Gene x) { return rc::shrink::towards<Gene>(x, target); });
+}
+
+// A dim: case 0 at the maximum, case 1 at the minimum, else uniform with 0 and 1 (empty and
+// broadcast sizes, where the range allows them) each favoured 1 in 16. Shrinks towards the minimum.
+rc::Gen<Gene> dim_gen(DimRange r, int index) {
+  return [r, index](const rc::Random& random, int) {
+    rc::Random rr = random;
+    Gene v;
+    if (index == 0) {
+      v = r.max;
+    } else if (index == 1) {
+      v = r.min;
+    } else {
+      const uint64_t u = rr.next();
+      const Gene span = r.max - r.min + 1;
+      v = r.min + static_cast<Gene>((u >> 4) % static_cast<uint64_t>(span));
+      if ((u & 15) == 0 && r.min <= 0 && r.max >= 0) v = 0;
+      if ((u & 15) == 1 && r.min <= 1 && r.max >= 1) v = 1;
+    }
+    return towards(v, r.min);
+  };
+}
+
+// Half of the draws take a non-contiguous layout among those that fit; shrinks to contiguous.
+rc::Gen<Gene> layout_gen(std::vector<Layout> options) {
+  return [options](const rc::Random& random, int) {
+    if (options.empty()) return rc::shrinkable::just<Gene>(static_cast<Gene>(Layout::Contiguous));
+    const uint64_t u = rc::Random(random).next() % (2 * options.size());
+    if (u >= options.size()) return rc::shrinkable::just<Gene>(static_cast<Gene>(Layout::Contiguous));
+    return rc::shrinkable::just<Gene>(static_cast<Gene>(options[u]),
+                                      rc::seq::just(rc::shrinkable::just<Gene>(static_cast<Gene>(Layout::Contiguous))));
+  };
+}
+
+// Values are drawn as they are (0); shrinking rounds them to 1, 2, 4, 8 or 16 significant bits
+// (1 first: the simplest values are powers of two), then to fewer bits.
+rc::Shrinkable<Gene> value_bits_tree(Gene v) {
+  if (v == 0)
+    return rc::shrinkable::just<Gene>(
+        Gene{0}, rc::seq::map(rc::seq::just<Gene>(1, 2, 4, 8, 16), [](Gene b) { return value_bits_tree(b); }));
+  return towards(v, 1);
+}
+
+// Every special value drawn (-1); shrinking keeps only the first 0, 1, 2, 4, ... of them, then
+// fewer, so a failure that needs one NaN ends with exactly one.
+rc::Shrinkable<Gene> special_limit_tree(Gene v) {
+  if (v >= 0) return towards(v, 0);
+  return rc::shrinkable::just<Gene>(
+      Gene{-1}, rc::seq::map(rc::seq::take(25, rc::seq::iterate<Gene>(0, [](Gene k) { return k == 0 ? 1 : 2 * k; })),
+                       [](Gene k) { return towards(k, 0); }));
+}
+
+rc::Gen<Gene> fixed(rc::Shrinkable<Gene> tree) {
+  return [tree](const rc::Random&, int) { return tree; };
+}
+
+std::set<ValueId> mutated_inputs(const Graph& g) {
+  AliasAnalysis alias(g);
+  std::set<ValueId> out;
+  for (const auto& in : g.inputs)
+    if (alias.may_be_mutated(in.value)) out.insert(in.value);
+  return out;
+}
+
+}  // namespace
+
+rc::Gen<CaseRecipe> case_recipe_gen(const Model& model, int index) {
+  const std::vector<std::string> dims = drawn_dims(model);
+  std::vector<rc::Gen<Gene>> genes;
+  for (const auto& d : dims) genes.push_back(dim_gen(*model.graph.dims.range(d), index));
+  const bool any_layout = model.check.layouts == "any";
+  const bool specials = model.check.special_values > 0;
+  const std::set<ValueId> mutated = mutated_inputs(model.graph);
+  for (const auto& spec : model.inputs) {
+    std::vector<Layout> layouts;
+    if (any_layout) {
+      const size_t rank = spec.shape.size();
+      if (rank >= 2) layouts.push_back(Layout::Transposed);
+      if (rank >= 1) layouts.push_back(Layout::Sliced);
+      // Writing into an expanded tensor is an error in ATen: inputs the model mutates stay dense.
+      if (rank >= 1 && !mutated.count(spec.value)) layouts.push_back(Layout::Expanded);
+    }
+    genes.push_back(layout_gen(layouts));
+    genes.push_back(rc::gen::noShrink(rc::gen::inRange<Gene>(0, 1 << 20)));
+    const bool roundable = is_floating(spec.dtype) &&
+                           (spec.dist.kind == ValueDist::Kind::Normal || spec.dist.kind == ValueDist::Kind::Uniform);
+    genes.push_back(fixed(roundable ? value_bits_tree(0) : rc::shrinkable::just<Gene>(0)));
+    const bool has_specials = specials && !special_kinds_for(spec.dtype, spec.dist).empty();
+    genes.push_back(fixed(has_specials ? special_limit_tree(-1) : rc::shrinkable::just<Gene>(-1)));
+  }
+  const size_t n_inputs = model.inputs.size();
+  return rc::gen::map(each_of(std::move(genes)), [dims, n_inputs](const std::vector<Gene>& g) {
+    CaseRecipe r;
+    size_t i = 0;
+    for (const auto& d : dims) r.dims[d] = g[i++];
+    for (size_t k = 0; k < n_inputs; ++k) {
+      TensorRecipe t;
+      t.layout = static_cast<Layout>(g[i++]);
+      t.layout_pick = g[i++];
+      t.value_bits = g[i++];
+      t.special_limit = g[i++];
+      r.inputs.push_back(t);
+    }
+    return r;
+  });
+}
+
+rc::Shrinkable<CaseRecipe> case_recipe_tree(const Model& model, int index, uint64_t case_seed) {
+  return case_recipe_gen(model, index)(rc::Random(case_seed), rc::kNominalSize);
+}
+
+}  // namespace gbc

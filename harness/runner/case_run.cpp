@@ -1,0 +1,338 @@
+#include "harness/runner/case_run.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+
+#include "compiler/aten/eager_executor.h"
+#include "compiler/passes/upcast_fp64.h"
+#include "harness/inputs/rng.h"
+#include "oracles/determinism_oracle.h"
+#include "oracles/dropout_oracle.h"
+
+namespace gbc {
+namespace {
+
+// c10::Error messages carry a C++ backtrace after the first line; users need the first line.
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+struct Chain {
+  std::vector<at::Tensor> in;
+  std::vector<at::Tensor> out;
+};
+
+void feed_back(const JudgePlan& plan, Chain& c) {
+  for (size_t i = 0; i < plan.fed_by.size(); ++i)
+    if (plan.fed_by[i] >= 0) c.in[i] = c.out[static_cast<size_t>(plan.fed_by[i])];
+}
+
+// The state of one path under test over the steps.
+struct PathRun {
+  Chain main, again;  // `again`: the second run of a compiled path (determinism)
+  bool check_determinism = false;
+  std::vector<std::optional<Verdict>> determinism;  // per output, the first step that differed
+};
+
+void add_note(std::vector<std::string>& notes, const std::string& note) {
+  if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+}
+
+OutputCheck make_check(const std::string& name, const std::string& kind, const Tolerance& tol,
+                       std::vector<Verdict> verdicts) {
+  OutputCheck oc;
+  oc.output = name;
+  oc.kind = kind;
+  oc.tolerance = tol;
+  oc.verdicts = std::move(verdicts);
+  Judgement j;
+  j.verdicts = oc.verdicts;
+  const Verdict* f = j.failing();
+  oc.pass = f == nullptr;
+  oc.stats = j.stats();
+  if (f) {
+    oc.oracle = f->oracle;
+    oc.detail = f->why;
+    oc.min_passing = f->min_passing;
+    if (!f->stats.worst_index.empty() || f->stats.numel) oc.stats = f->stats;
+  } else if (!oc.verdicts.empty()) {
+    oc.oracle = oc.verdicts.front().oracle;
+  }
+  return oc;
+}
+
+// A failing comparison of values that depend on a dropout mask the compiled path drew differently:
+// not a divergence, unless the dropout oracle can judge it (a dropout result that is an output).
+void excuse_random(std::vector<Verdict>& verdicts, const std::string& why) {
+  for (auto& v : verdicts)
+    if (v.fails() && v.oracle != oracle_name::kDeterminism && v.oracle != oracle_name::kDropout)
+      v.overruled_by = oracle_name::kDropout;
+  Verdict note;
+  note.oracle = oracle_name::kDropout;
+  note.why = why;
+  verdicts.push_back(note);
+}
+
+}  // namespace
+
+uint64_t step_seed(uint64_t case_seed, int step) {
+  return step == 0 ? case_seed : mix_seed(case_seed, 0x57e9000000ULL + static_cast<uint64_t>(step));
+}
+
+bool PathResult::failed() const {
+  if (!error.empty()) return true;
+  for (const auto& c : checks)
+    if (!c.pass) return true;
+  return false;
+}
+
+std::vector<std::string> PathResult::failed_oracles() const {
+  std::vector<std::string> out;
+  for (const auto& c : checks)
+    for (const auto& n : c.failed_oracles())
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  return out;
+}
+
+std::vector<OutputCheck> PathResult::failing_checks() const {
+  std::vector<OutputCheck> out;
+  for (const auto& c : checks)
+    if (!c.pass) out.push_back(c);
+  return out;
+}
+
+CaseRunner::CaseRunner(const Model& model, const JudgePlan& plan, c10::Device device)
+    : model_(model), plan_(plan), device_(device) {}
+
+std::vector<at::Tensor> CaseRunner::run_fp64(const TestCase& tc, std::string& failure) {
+  if (!fp64_graph_) fp64_graph_ = upcast_fp64(model_.graph);
+  Chain c;
+  c.in = tc.fresh_inputs();
+  for (auto& t : c.in)
+    if (at::isFloatingType(t.scalar_type())) t = t.to(at::kDouble);
+  EagerOptions eo;
+  eo.device = device_;
+  try {
+    for (int s = 0; s < plan_.steps; ++s) {
+      at::manual_seed(step_seed(tc.seed, s));
+      c.out = run_eager(*fp64_graph_, c.in, eo);
+      feed_back(plan_, c);
+    }
+  } catch (const OpError& e) {
+    failure = e.what();
+    return {};
+  } catch (const c10::Error& e) {
+    failure = first_line(e.what());
+    return {};
+  }
+  return c.out;
+}
+
+CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>& paths, std::ostream* prints,
+                           bool self_check) {
+  const Graph& g = model_.graph;
+  const OracleSet& oracles = plan_.config.oracles;
+  const size_t n_out = g.outputs.size();
+  CaseResult result;
+  result.paths.resize(paths.size());
+
+  Chain eager, eager_again;
+  eager.in = tc.fresh_inputs();
+  if (self_check) eager_again.in = tc.fresh_inputs();
+  std::vector<PathRun> runs(paths.size());
+  for (size_t p = 0; p < paths.size(); ++p) {
+    runs[p].main.in = tc.fresh_inputs();
+    runs[p].check_determinism = paths[p].compiled && oracles.determinism;
+    if (runs[p].check_determinism) runs[p].again.in = tc.fresh_inputs();
+    runs[p].determinism.resize(n_out);
+  }
+  std::map<ValueId, at::Tensor> captured;
+
+  for (int s = 0; s < plan_.steps; ++s) {
+    const uint64_t seed = step_seed(tc.seed, s);
+    EagerOptions eo;
+    eo.device = device_;
+    try {
+      at::manual_seed(seed);
+      eo.print_sink = s == 0 ? prints : nullptr;
+      if (!plan_.capture.empty())
+        eo.on_value = [&](const Node&, ValueId v, const RtValue& rv) {
+          if (plan_.capture.count(v) && !rv.is_scalar()) captured[v] = rv.tensor.clone();
+        };
+      eager.out = run_eager(g, eager.in, eo);
+      if (self_check) {
+        eo.print_sink = nullptr;
+        eo.on_value = nullptr;
+        at::manual_seed(seed);
+        eager_again.out = run_eager(g, eager_again.in, eo);
+      }
+    } catch (const OpError& e) {
+      result.eager_error = e.what();
+      result.eager_error_loc = e.loc();
+      return result;
+    }
+    if (self_check) {
+      for (size_t o = 0; o < n_out && result.unusable.empty(); ++o) {
+        BitwiseDiff d = bitwise_compare(eager.out[o], eager_again.out[o]);
+        if (!d.equal)
+          result.unusable = "eager disagrees with itself" + (plan_.iterating ? " at step " + std::to_string(s) : "") +
+                            " on output " + plan_.output_names[o] + ": " + d.summary();
+      }
+      for (size_t i = 0; i < plan_.input_names.size() && result.unusable.empty(); ++i) {
+        if (!plan_.input_mutable[i] || plan_.fed_by[i] >= 0) continue;
+        BitwiseDiff d = bitwise_compare(eager.in[i], eager_again.in[i]);
+        if (!d.equal)
+          result.unusable = "eager disagrees with itself on the updated input " + plan_.input_names[i] + ": " + d.summary();
+      }
+      if (!result.unusable.empty()) return result;
+    }
+
+    for (size_t p = 0; p < paths.size(); ++p) {
+      PathResult& pr = result.paths[p];
+      PathRun& run = runs[p];
+      if (!pr.error.empty()) continue;
+      auto run_path = [&](Chain& c) {
+        try {
+          at::manual_seed(seed);
+          c.out = paths[p].backend->run(c.in);
+        } catch (const OpError& e) {
+          pr.error = e.what();
+          pr.error_loc = e.loc();
+        } catch (const InternalError&) {
+          throw;
+        } catch (const c10::Error& e) {
+          pr.error = first_line(e.what());
+        } catch (const std::exception& e) {
+          pr.error = first_line(e.what());
+        }
+        if (pr.error.empty() && c.out.size() != n_out)
+          pr.error = "returned " + std::to_string(c.out.size()) + " outputs, expected " + std::to_string(n_out);
+        if (!pr.error.empty() && plan_.iterating) pr.error += " (at step " + std::to_string(s) + ")";
+      };
+      run_path(run.main);
+      if (!pr.error.empty()) continue;
+      if (run.check_determinism) {
+        run_path(run.again);
+        if (!pr.error.empty()) {
+          pr.error = "raised on the second run of the same inputs (nondeterministic): " + pr.error;
+          continue;
+        }
+        for (size_t o = 0; o < n_out; ++o) {
+          if (run.determinism[o]) continue;
+          Verdict v = determinism_oracle(run.main.out[o], run.again.out[o]);
+          if (v.pass) continue;
+          if (plan_.iterating) v.why = "at step " + std::to_string(s) + ": " + v.why;
+          run.determinism[o] = v;
+        }
+      }
+      if (plan_.iterating) {
+        DriftStep ds;
+        for (size_t o = 0; o < n_out; ++o) {
+          if (plan_.output_random[o]) continue;  // a different mask is not drift
+          ErrorStats st = compare_tensors(eager.out[o], run.main.out[o], plan_.output_tol[o], plan_.config.equal_nan);
+          ds.ratio = std::max(ds.ratio, st.tol_ratio);
+          ds.max_abs = std::max(ds.max_abs, st.max_abs);
+          ds.max_rel = std::max(ds.max_rel, st.max_rel);
+        }
+        pr.drift.push_back(ds);
+      }
+      feed_back(plan_, run.main);
+      if (run.check_determinism) feed_back(plan_, run.again);
+    }
+    feed_back(plan_, eager);
+    if (self_check) feed_back(plan_, eager_again);
+  }
+
+  // Judging the last step: outputs, then the graph inputs as the runs left them, then drift.
+  std::optional<std::vector<at::Tensor>> fp64;
+  std::string fp64_failure;
+  auto fp64_output = [&](size_t o) -> at::Tensor {
+    if (!fp64) fp64 = run_fp64(tc, fp64_failure);
+    return fp64->empty() ? at::Tensor() : (*fp64)[o];
+  };
+  for (size_t p = 0; p < paths.size(); ++p) {
+    PathResult& pr = result.paths[p];
+    PathRun& run = runs[p];
+    if (!pr.error.empty()) continue;
+    for (size_t o = 0; o < n_out; ++o) {
+      JudgeConfig cfg = plan_.config;
+      cfg.tol = plan_.output_tol[o];
+      const bool random = plan_.output_random[o];
+      std::function<at::Tensor()> ref;
+      if (!random) ref = [&fp64_output, o] { return fp64_output(o); };
+      std::vector<Verdict> verdicts = judge_tensor(eager.out[o], run.main.out[o], ref, cfg).verdicts;
+      if (run.determinism[o]) verdicts.push_back(*run.determinism[o]);
+      const std::optional<DropoutOutput>& d = plan_.dropout[o];
+      const bool numeric_fail =
+          std::any_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.fails() && v.oracle != oracle_name::kDeterminism; });
+      if (random && numeric_fail) {
+        if (d && d->training && oracles.dropout && captured.count(d->input)) {
+          Verdict dv = dropout_oracle(captured[d->input], run.main.out[o], {d->p, true, cfg.tol});
+          if (dv.pass) {
+            for (auto& v : verdicts)
+              if (v.fails() && v.oracle != oracle_name::kDeterminism) v.overruled_by = oracle_name::kDropout;
+            dv.why = "the compiled path draws another mask than eager; judged statistically: " + dv.why;
+          }
+          verdicts.push_back(dv);
+        } else {
+          const std::string why = "output " + plan_.output_names[o] +
+                                  " depends on a training-mode dropout's mask, which this path draws differently "
+                                  "from eager: not compared element by element (only determinism is checked)";
+          excuse_random(verdicts, why);
+          add_note(pr.notes, why);
+        }
+      } else if (d && !d->training && d->input_is_graph_input && oracles.dropout) {
+        verdicts.push_back(dropout_oracle(eager.out[o], run.main.out[o], {d->p, false, cfg.tol}));
+      }
+      OutputCheck oc = make_check(plan_.output_names[o], "output", cfg.tol, std::move(verdicts));
+      pr.checks.push_back(std::move(oc));
+    }
+    if (oracles.state) {
+      for (size_t i = 0; i < plan_.input_names.size(); ++i) {
+        if (plan_.fed_by[i] >= 0) continue;  // its values are an output's, judged there
+        const at::Tensor& after = run.main.in[i];
+        std::vector<Verdict> verdicts;
+        if (plan_.input_mutable[i]) {
+          JudgeConfig cfg = plan_.config;
+          cfg.tol = plan_.input_tol[i];
+          cfg.oracles.fp64 = false;
+          cfg.oracles.tolerance = true;
+          verdicts = judge_tensor(eager.in[i], after, nullptr, cfg).verdicts;
+          for (auto& v : verdicts) {
+            v.why = v.oracle + ": " + v.why;
+            v.oracle = oracle_name::kState;
+          }
+          if (plan_.input_random[i] &&
+              std::any_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.fails(); })) {
+            const std::string why = "the update of " + plan_.input_names[i] +
+                                    " depends on a training-mode dropout's mask, which this path draws differently";
+            excuse_random(verdicts, why);
+            add_note(pr.notes, why);
+          }
+        } else {
+          // Nothing in the model writes this input: the path must leave it exactly as it was.
+          BitwiseDiff diff = bitwise_compare(tc.tensors[i], after);
+          Verdict v;
+          v.oracle = oracle_name::kState;
+          if (!diff.equal) {
+            v.pass = false;
+            v.why = "the path wrote into " + plan_.input_names[i] + ", which the model never writes: " + diff.summary();
+            v.min_passing = "none: inputs the model does not mutate must stay bit-identical";
+          }
+          verdicts.push_back(v);
+        }
+        pr.checks.push_back(make_check(plan_.input_names[i], "state", plan_.input_tol[i], std::move(verdicts)));
+      }
+    }
+    if (plan_.iterating && oracles.drift) {
+      std::string names;
+      for (const auto& n : plan_.output_names) names += (names.empty() ? "" : ", ") + n;
+      pr.checks.push_back(make_check(names, "drift", plan_.output_tol.empty() ? Tolerance{} : plan_.output_tol[0],
+                                     {drift_oracle(pr.drift)}));
+    }
+    if (!fp64_failure.empty())
+      add_note(pr.notes, "the float64 reference could not be computed (" + fp64_failure + "): the fp64 oracle did not judge");
+  }
+  return result;
+}
+
+}  // namespace gbc

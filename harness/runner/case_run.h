@@ -1,0 +1,66 @@
+// Runs one test case and judges it: eager twice (a reference that disagrees with itself is not
+// usable), then each path under test on fresh copies of the same inputs with the same RNG seed,
+// twice for compiled paths (determinism), over check.iterations' steps with outputs fed back, and
+// every output, mutated input and the per-step drift judged by the selected oracles. The float64
+// reference is computed at most once per case, and only when a tolerance check fails.
+// Test: tests/oracles/runner_test.cpp.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "compiler/backends/backend.h"
+#include "harness/inputs/input_generator.h"
+#include "harness/runner/check_report.h"
+#include "harness/runner/judge_plan.h"
+
+namespace gbc {
+
+struct PathUnderTest {
+  Backend* backend = nullptr;
+  bool compiled = true;  // determinism is only checked for compiled paths
+};
+
+struct PathResult {
+  std::string error;  // the path raised
+  SourceLoc error_loc;
+  std::vector<OutputCheck> checks;  // every judged tensor, passing or not
+  std::vector<DriftStep> drift;     // per step, with check.iterations
+  std::vector<std::string> notes;
+
+  bool failed() const;
+  std::vector<std::string> failed_oracles() const;
+  std::vector<OutputCheck> failing_checks() const;
+};
+
+struct CaseResult {
+  std::string eager_error;  // eager raised: the model cannot run on these inputs
+  SourceLoc eager_error_loc;
+  std::string unusable;  // eager disagreed with itself
+  std::vector<PathResult> paths;
+};
+
+class CaseRunner {
+ public:
+  CaseRunner(const Model& model, const JudgePlan& plan, c10::Device device);
+
+  /// `prints` receives the model's print output from eager's first step (nullptr: discarded).
+  /// `self_check` runs eager a second time to make sure the reference is deterministic.
+  CaseResult run(const TestCase& tc, const std::vector<PathUnderTest>& paths, std::ostream* prints,
+                 bool self_check = true);
+
+ private:
+  std::vector<at::Tensor> run_fp64(const TestCase& tc, std::string& failure);
+
+  const Model& model_;
+  const JudgePlan& plan_;
+  c10::Device device_;
+  std::optional<Graph> fp64_graph_;  // made on first need
+};
+
+/// The RNG seed of a step: the case seed at step 0, then derived from it.
+uint64_t step_seed(uint64_t case_seed, int step);
+
+}  // namespace gbc

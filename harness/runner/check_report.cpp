@@ -1,0 +1,42 @@
+#include "harness/runner/check_report.h"
+
+#include <algorithm>
+
+namespace gbc {
+
+std::vector<std::string> OutputCheck::failed_oracles() const {
+  std::vector<std::string> out;
+  for (const auto& v : verdicts)
+    if (v.fails() && std::find(out.begin(), out.end(), v.oracle) == out.end()) out.push_back(v.oracle);
+  return out;
+}
+
+std::vector<std::string> CaseFailure::failed_oracles() const {
+  std::vector<std::string> out;
+  for (const auto& o : outputs)
+    for (const auto& n : o.failed_oracles())
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  return out;
+}
+
+bool CheckReport::pass() const {
+  if (!eager_error.empty() || no_usable_case()) return false;
+  for (const auto& b : backends)
+    if (!b.pass()) return false;
+  return true;
+}
+
+int CheckReport::exit_code() const {
+  if (!eager_error.empty() || no_usable_case()) return kExitInvalid;
+  return pass() ? kExitPass : kExitDivergence;
+}
+
+std::string CheckReport::replay_command(const std::string& backend, int case_index, const std::string& shrink_path) const {
+  std::string s = "gbcheck " + (model_path.empty() ? std::string("MODEL") : model_path) + " --backend " + backend +
+                  " --seed " + std::to_string(seed) + " --case " + std::to_string(case_index);
+  if (device != "cpu") s += " --device " + device;
+  if (!shrink_path.empty()) s += " --shrink " + shrink_path;
+  return s;
+}
+
+}  // namespace gbc

@@ -1,0 +1,249 @@
+#include "harness/runner/check_runner.h"
+
+#include <ATen/ATen.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "compiler/ir/op_schema.h"
+#include "harness/inputs/input_generator.h"
+#include "harness/runner/case_run.h"
+#include "harness/runner/judge_plan.h"
+#include "harness/version.h"
+#include "oracles/oracle_set.h"
+
+namespace gbc {
+namespace {
+
+void check_expectations(const Model& model, const RunOptions& opt, BackendReport& rep) {
+  const Expectation ex = model.check.expect.for_backend(rep.backend);
+  const BackendStats& st = rep.stats;
+  auto list_events = [&](CompileEvent::Kind kind) {
+    std::string s;
+    for (const auto& e : st.events)
+      if (e.kind == kind) s += "\n      " + e.code + (e.loc.valid() ? " at " + e.loc.str() : "") + ": " + e.message;
+    return s;
+  };
+  if (ex.graph_breaks && st.graph_breaks != *ex.graph_breaks)
+    rep.expectation_failures.push_back("graph_breaks: expected " + std::to_string(*ex.graph_breaks) + ", got " +
+                                       std::to_string(st.graph_breaks) + list_events(CompileEvent::Kind::GraphBreak));
+  if (ex.fallbacks && st.fallbacks != *ex.fallbacks)
+    rep.expectation_failures.push_back("fallbacks: expected " + std::to_string(*ex.fallbacks) + ", got " +
+                                       std::to_string(st.fallbacks) + list_events(CompileEvent::Kind::Fallback));
+  if (ex.recompiles && st.recompiles != *ex.recompiles)
+    rep.expectation_failures.push_back("recompiles: expected " + std::to_string(*ex.recompiles) + ", got " +
+                                       std::to_string(st.recompiles) + list_events(CompileEvent::Kind::Recompile));
+  if (opt.fullgraph) {
+    for (const auto& e : st.events)
+      if (e.kind == CompileEvent::Kind::GraphBreak) {
+        rep.expectation_failures.push_back("fullgraph: graph break " + e.code + (e.loc.valid() ? " at " + e.loc.str() : "") + ": " + e.message +
+                                           (e.hint.empty() ? "" : " (hint: " + e.hint + ")"));
+        break;  // like torch.compile(fullgraph=True): the first break is the error
+      }
+  }
+}
+
+const BackendInfo* backend_info(const std::string& name, const RunOptions& opt) {
+  for (const auto& b : opt.extra_backends)
+    if (b.name == name) return &b;
+  return find_backend(name);
+}
+
+std::unique_ptr<Backend> make_path(const BackendInfo& info, const Model& model, const RunOptions& opt) {
+  std::unique_ptr<Backend> b = info.create();
+  GBC_INTERNAL_ASSERT(b != nullptr, "backend " + info.name + " created nothing");
+  b->prepare(model.graph, opt.backend_options);
+  return b;
+}
+
+CaseFailure make_failure(const TestCase& tc, const PathResult& r) {
+  CaseFailure f;
+  f.index = tc.index;
+  f.seed = tc.seed;
+  f.shrink_path = tc.shrink.str();
+  f.dims = tc.dims;
+  f.inputs = tc.descriptions;
+  f.error = r.error;
+  f.error_loc = r.error_loc;
+  f.outputs = r.failing_checks();
+  return f;
+}
+
+// Shrinks a failing case on fresh backends (as `--case K --shrink P` replays it): a candidate
+// counts when the path raises again (if it raised) or one of the same oracles fails again.
+void shrink_failure(const Model& model, const RunOptions& opt, const BackendInfo& info, const InputGenerator& gen,
+                    CaseRunner& runner, const TestCase& tc, const PathResult& original, CaseFailure& f) {
+  const bool raised = !original.error.empty();
+  const std::vector<std::string> oracles = original.failed_oracles();
+  std::optional<PathResult> last;
+  auto fails = [&](const TestCase& c) {
+    std::unique_ptr<Backend> b = make_path(info, model, opt);
+    CaseResult res = runner.run(c, {{b.get(), info.compiled}}, nullptr, /*self_check=*/false);
+    if (!res.eager_error.empty() || !res.unusable.empty()) return false;
+    const PathResult& r = res.paths[0];
+    bool same = raised ? !r.error.empty() : false;
+    if (!raised && r.error.empty())
+      for (const auto& o : r.failed_oracles())
+        same = same || std::find(oracles.begin(), oracles.end(), o) != oracles.end();
+    if (same) last = r;
+    return same;
+  };
+  if (!fails(tc)) {
+    f.shrink_note = "not shrunk: on a fresh " + info.name +
+                    " backend this case passes, so the failure depends on state from earlier cases "
+                    "(compile caches, recompiles); replay it with all cases";
+    return;
+  }
+  InputGenerator::Shrunk s = gen.shrink_case(tc.index, tc.shrink, fails, opt.max_shrink_tries);
+  if (s.accepted == 0) {
+    f.shrink_note = "already minimal: none of its " + std::to_string(s.tried) + " shrinks fails the same way";
+    return;
+  }
+  ShrunkCase sc;
+  sc.path = s.smallest.shrink.str();
+  sc.dims = s.smallest.dims;
+  sc.inputs = s.smallest.descriptions;
+  sc.error = last->error;
+  sc.error_loc = last->error_loc;
+  sc.outputs = last->failing_checks();
+  sc.tried = s.tried;
+  sc.steps = s.accepted;
+  sc.budget_exhausted = s.budget_exhausted;
+  f.shrunk = std::move(sc);
+}
+
+}  // namespace
+
+RunOptions run_options_from_model(const Model& model) {
+  RunOptions o;
+  const CheckConfig& c = model.check;
+  o.backends = c.backends;
+  o.cases = c.cases;
+  o.backend_options.device = c.device;
+  o.backend_options.dynamic = c.dynamic;
+  o.backend_options.cache_size_limit = c.cache_size_limit;
+  o.backend_options.capture_scalar_outputs = c.capture_scalar_outputs;
+  o.backend_options.reorderable_logging = c.reorderable_logging;
+  o.backend_options.rewrite_if = c.rewrite_if;
+  return o;
+}
+
+Diagnostics validate_check_options(const Model& model) { return validate_oracles(model.check); }
+
+Diagnostics validate_backends(const Model& model, const std::vector<std::string>& names, bool from_command_line) {
+  Diagnostics d;
+  std::vector<std::string> known;
+  for (const auto& b : backend_registry()) known.push_back(b.name);
+  SourceLoc loc = from_command_line ? SourceLoc{"command line", 0, 0} : model.check.loc_of("backends");
+  if (names.empty()) d.error(loc, "no backends to check", "name one with --backend or check.backends");
+  for (const auto& n : names) {
+    if (find_backend(n)) continue;
+    std::string close = closest_name(n, known);
+    std::string all;
+    for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
+    d.error(loc, "unknown backend '" + n + "'", close.empty() ? "known backends: " + all : "did you mean '" + close + "'? known: " + all);
+  }
+  for (const auto& [backend, e] : model.check.expect.per_backend) {
+    if (find_backend(backend)) continue;
+    std::string close = closest_name(backend, known);
+    d.error(model.check.loc_of("expect." + backend), "check.expect: '" + backend + "' is neither an expectation nor a backend",
+            close.empty() ? "keys are graph_breaks, fallbacks, recompiles, min_speedup, or backend names" : "did you mean '" + close + "'?");
+  }
+  return d;
+}
+
+CheckReport run_check(const Model& model, const RunOptions& opt) {
+  auto start = std::chrono::steady_clock::now();
+  if (Diagnostics d = validate_check_options(model); d.has_errors()) throw ModelError(d);
+  const JudgePlan plan = make_judge_plan(model);
+  CheckReport rep;
+  rep.model_name = model.name;
+  rep.model_path = model.path;
+  rep.device = opt.backend_options.device;
+  rep.torch_version = TORCH_VERSION;
+  rep.gbcheck_version = kGbcheckVersion;
+  rep.seed = model.check.seed;
+  rep.cases = opt.only_case ? 1 : opt.cases;
+  rep.only_case = opt.only_case;
+  if (opt.only_case) rep.only_shrink = opt.shrink_path.str();
+  rep.oracles = plan.config.oracles.names();
+  rep.error_stat = plan.config.stat.str();
+  rep.iterations = plan.iterating ? plan.steps : 0;
+
+  c10::Device device = opt.backend_options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  InputGenerator gen(model, device);
+  CaseRunner runner(model, plan, device);
+
+  std::vector<const BackendInfo*> infos;
+  std::vector<std::unique_ptr<Backend>> backends;
+  std::vector<PathUnderTest> paths;
+  for (const auto& name : opt.backends) {
+    const BackendInfo* info = backend_info(name, opt);
+    GBC_INTERNAL_ASSERT(info != nullptr, "unvalidated backend " + name);
+    infos.push_back(info);
+    backends.push_back(make_path(*info, model, opt));
+    paths.push_back({backends.back().get(), info->compiled});
+    rep.backends.emplace_back();
+    rep.backends.back().backend = name;
+  }
+
+  std::ostringstream prints;
+  const int first = opt.only_case.value_or(0);
+  const int end = opt.only_case ? first + 1 : opt.cases;
+  for (int k = first; k < end; ++k) {
+    const TestCase tc = opt.only_case ? gen.make_case(k, opt.shrink_path) : gen.make_case(k);
+    CaseResult cr = runner.run(tc, paths, k == first ? &prints : nullptr);
+    if (!cr.eager_error.empty()) {
+      rep.eager_error = cr.eager_error;
+      rep.eager_error_loc = cr.eager_error_loc;
+      rep.eager_error_case = k;
+      break;
+    }
+    if (!cr.unusable.empty()) {
+      rep.unusable.push_back({k, tc.seed, cr.unusable});
+      if (opt.on_progress) opt.on_progress(k - first + 1, end - first);
+      continue;
+    }
+    ++rep.cases_judged;
+    for (size_t bi = 0; bi < backends.size(); ++bi) {
+      BackendReport& br = rep.backends[bi];
+      const PathResult& pr = cr.paths[bi];
+      ++br.cases_run;
+      for (const auto& c : pr.checks) {
+        if (c.kind != "output") continue;
+        if (std::isfinite(c.stats.max_abs)) br.worst_abs = std::max(br.worst_abs, c.stats.max_abs);
+        if (std::isfinite(c.stats.max_rel)) br.worst_rel = std::max(br.worst_rel, c.stats.max_rel);
+      }
+      for (const auto& n : pr.notes)
+        if (std::find(br.notes.begin(), br.notes.end(), n) == br.notes.end()) br.notes.push_back(n);
+      if (plan.iterating && br.drift.size() < kMaxDriftSeries) {
+        DriftSeries ds;
+        ds.case_index = k;
+        ds.steps = pr.drift;
+        for (const auto& c : pr.checks)
+          if (c.kind == "drift") ds.pass = c.pass;
+        br.drift.push_back(std::move(ds));
+      }
+      if (!pr.failed()) continue;
+      ++br.cases_failed;
+      if (static_cast<int>(br.failures.size()) >= opt.max_failures_kept) continue;
+      CaseFailure f = make_failure(tc, pr);
+      if (br.failures.empty() && opt.max_shrink_tries > 0)
+        shrink_failure(model, opt, *infos[bi], gen, runner, tc, pr, f);
+      br.failures.push_back(std::move(f));
+    }
+    if (opt.on_progress) opt.on_progress(k - first + 1, end - first);
+  }
+  rep.print_output = prints.str();
+  for (size_t bi = 0; bi < backends.size(); ++bi) {
+    rep.backends[bi].stats = backends[bi]->stats();
+    if (infos[bi]->compiled && rep.eager_error.empty()) check_expectations(model, opt, rep.backends[bi]);
+  }
+  rep.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return rep;
+}
+
+}  // namespace gbc

@@ -1,0 +1,52 @@
+// Runs the differential check: for each case, the eager reference (run twice: it must agree with
+// itself), then every compiled backend on the same inputs (fresh copies, the same RNG seed), each
+// output judged by the oracles (case_run.h). Backends persist across cases, so compile caches,
+// guards and recompiles behave as in a real deployment. The first failing case of each backend is
+// shrunk on fresh backends, and the report names the shrunk case's --shrink path.
+// Test: tests/oracles/runner_test.cpp.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/backends/backend.h"
+#include "harness/inputs/case_recipe.h"
+#include "harness/model/model.h"
+#include "harness/runner/check_report.h"
+
+namespace gbc {
+
+struct RunOptions {
+  std::vector<std::string> backends;  // resolved: command line over check.backends
+  int cases = 20;
+  std::optional<int> only_case;       // --case K: run just that case
+  ShrinkPath shrink_path;             // --shrink PATH (with --case): that shrink of the case
+  bool fullgraph = false;             // a graph break fails the check
+  BackendOptions backend_options;
+  int max_failures_kept = 5;
+  /// Candidates tried when shrinking a failing case (0: no shrinking). Only each backend's first
+  /// failing case is shrunk: shrinking reruns the case many times.
+  int max_shrink_tries = 200;
+  /// Paths this run can name besides backend_registry()'s (tests plant faulty backends this way).
+  std::vector<BackendInfo> extra_backends;
+  /// Progress: (cases done, cases total). Called after each case.
+  std::function<void(int, int)> on_progress;
+};
+
+/// Fills RunOptions from the model's check: section (before command-line overrides).
+RunOptions run_options_from_model(const Model& model);
+
+/// Runs the check. Invalid backend names are the caller's to validate (validate_backends). Throws
+/// ModelError for an invalid oracle selection or a --shrink path the case does not have.
+CheckReport run_check(const Model& model, const RunOptions& options);
+
+/// Problems with backend names, as diagnostics located at check.backends (or the command line).
+Diagnostics validate_backends(const Model& model, const std::vector<std::string>& names, bool from_command_line);
+
+/// Problems with the oracle selection (check.oracle, check.error_stat), located at their keys.
+/// run_check throws them as a ModelError; callers that report diagnostics first can check here.
+Diagnostics validate_check_options(const Model& model);
+
+}  // namespace gbc

@@ -1,0 +1,85 @@
+#include "harness/runner/judge_plan.h"
+
+#include "compiler/passes/effects.h"
+
+namespace gbc {
+namespace {
+
+bool is_training_dropout(const Node& n) { return n.op == "dropout" && n.attr_bool("training", true); }
+
+// Marks every value that depends on a training-mode dropout, in program order; an `if` result is
+// random when its condition or either branch's result is.
+void taint_block(const Graph& g, const Block& b, std::set<ValueId>& random, std::set<ValueId>& random_writes) {
+  for (const auto& n : b.nodes) {
+    for (const auto& blk : n.blocks) taint_block(g, blk, random, random_writes);
+    bool tainted = is_training_dropout(n);
+    for (const auto& a : n.args) tainted = tainted || (a.is_value() && random.count(a.value));
+    for (const auto& blk : n.blocks)
+      for (ValueId r : blk.results) tainted = tainted || random.count(r);
+    if (!tainted) continue;
+    for (ValueId o : n.outputs) random.insert(o);
+    for (ValueId m : mutated_args(n)) random_writes.insert(m);
+  }
+}
+
+}  // namespace
+
+JudgePlan make_judge_plan(const Model& model) {
+  const Graph& g = model.graph;
+  const CheckConfig& c = model.check;
+  JudgePlan p;
+  p.config.oracles = OracleSet::from_config(c);
+  p.config.equal_nan = c.equal_nan;
+  p.config.stat = ErrorStat::parse(c.error_stat, c.quantile).value_or(ErrorStat{});
+  p.config.fp64_multiplier = c.fp64_multiplier;
+  p.iterating = c.iterations.steps > 0;
+  p.steps = p.iterating ? c.iterations.steps : 1;
+
+  std::set<ValueId> random, random_writes;
+  taint_block(g, g.body, random, random_writes);
+  std::map<ValueId, const Node*> producer;
+  for_each_node(g.body, [&](const Node& n) {
+    for (ValueId o : n.outputs) producer[o] = &n;
+  });
+
+  for (ValueId o : g.outputs) {
+    const ValueType& t = g.type(o);
+    p.output_names.push_back(g.name_of(o));
+    p.output_tol.push_back(c.tolerance_for(t.dtype, g.name_of(o)));
+    p.output_random.push_back(random.count(o) != 0);
+    p.any_floating_output = p.any_floating_output || is_floating(t.dtype);
+    std::optional<DropoutOutput> d;
+    auto it = producer.find(o);
+    if (it != producer.end() && it->second->op == "dropout" && !it->second->args.empty() &&
+        it->second->args[0].is_value() && !random.count(it->second->args[0].value)) {
+      const Node& n = *it->second;
+      d = DropoutOutput{n.args[0].value, n.attr_float("p", 0.5), n.attr_bool("training", true),
+                        g.is_graph_input(n.args[0].value)};
+      p.capture.insert(d->input);
+    }
+    p.dropout.push_back(d);
+  }
+
+  AliasAnalysis alias(g);
+  std::set<ValueId> random_roots;
+  for (ValueId w : random_writes) random_roots.insert(alias.roots(w).begin(), alias.roots(w).end());
+  for (const auto& in : g.inputs) {
+    p.input_names.push_back(g.name_of(in.value));
+    p.input_tol.push_back(c.tolerance_for(g.type(in.value).dtype, g.name_of(in.value)));
+    p.input_mutable.push_back(alias.may_be_mutated(in.value));
+    p.input_random.push_back(random_roots.count(in.value) != 0);
+    p.fed_by.push_back(-1);
+  }
+  for (const auto& [out, in] : c.iterations.feedback) {
+    int oi = -1, ii = -1;
+    for (size_t k = 0; k < p.output_names.size(); ++k)
+      if (p.output_names[k] == out) oi = static_cast<int>(k);
+    for (size_t k = 0; k < p.input_names.size(); ++k)
+      if (p.input_names[k] == in) ii = static_cast<int>(k);
+    GBC_INTERNAL_ASSERT(oi >= 0 && ii >= 0, "unvalidated feedback " + out + " -> " + in);
+    p.fed_by[static_cast<size_t>(ii)] = oi;
+  }
+  return p;
+}
+
+}  // namespace gbc

@@ -1,0 +1,48 @@
+// What judging a model's cases needs to know about the model, worked out once per check: each
+// output's tolerance, which graph inputs the model may write into (their values after a run are
+// compared too), which values depend on a training-mode dropout's random mask (they cannot be
+// compared element by element unless the compiled path draws the same mask), the dropout nodes
+// whose results are outputs (judged statistically), and the feedback of check.iterations.
+// Test: tests/oracles/runner_test.cpp.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/model/model.h"
+#include "oracles/output_judge.h"
+
+namespace gbc {
+
+struct DropoutOutput {
+  ValueId input = kNoValue;  // the dropout's argument (captured from eager)
+  double p = 0.5;
+  bool training = true;
+  bool input_is_graph_input = false;
+};
+
+struct JudgePlan {
+  JudgeConfig config;  // tolerance per tensor is filled in per output
+  int steps = 1;       // check.iterations.steps, or 1
+  bool iterating = false;
+
+  std::vector<std::string> output_names;
+  std::vector<Tolerance> output_tol;
+  std::vector<bool> output_random;                     // depends on a training-mode dropout's mask
+  std::vector<std::optional<DropoutOutput>> dropout;   // outputs that are a dropout's result
+  std::set<ValueId> capture;                           // values eager records (dropout inputs)
+
+  std::vector<std::string> input_names;  // graph.inputs order
+  std::vector<Tolerance> input_tol;
+  std::vector<bool> input_mutable;  // the model may write into it (in-place ops, batch_norm stats)
+  std::vector<bool> input_random;   // what it writes depends on a dropout mask
+  std::vector<int> fed_by;          // per graph input: the output fed into it each step, or -1
+
+  bool any_floating_output = false;
+};
+
+JudgePlan make_judge_plan(const Model& model);
+
+}  // namespace gbc

@@ -1,0 +1,57 @@
+#include "oracles/output_judge.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+
+#include "oracles/fp64_oracle.h"
+#include "oracles/nan_inf_oracle.h"
+#include "oracles/tolerance_oracle.h"
+
+namespace gbc {
+
+const Verdict* Judgement::failing() const {
+  // The most specific reason first: a NaN/Inf pattern, then fp64 (which has the last word on
+  // rounding), then the rest in order.
+  auto rank = [](const Verdict& v) {
+    return v.oracle == oracle_name::kNanInf ? 0 : v.oracle == oracle_name::kFp64 ? 1 : 2;
+  };
+  const Verdict* best = nullptr;
+  for (const auto& v : verdicts)
+    if (v.fails() && (!best || rank(v) < rank(*best))) best = &v;
+  return best;
+}
+
+ErrorStats Judgement::stats() const {
+  for (const auto& v : verdicts)
+    if (v.oracle == oracle_name::kTolerance) return v.stats;
+  return verdicts.empty() ? ErrorStats{} : verdicts.front().stats;
+}
+
+Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, const std::function<at::Tensor()>& fp64,
+                       const JudgeConfig& config) {
+  Judgement j;
+  const bool floating = at::isFloatingType(eager.scalar_type());
+  if (config.oracles.nan_inf && floating) j.verdicts.push_back(nan_inf_oracle(eager, compiled));
+
+  // Shapes and dtypes are not rounding: the fp64 reference cannot excuse them.
+  const bool comparable = eager.sizes() == compiled.sizes() && eager.scalar_type() == compiled.scalar_type();
+  bool need_fp64 = config.oracles.fp64 && floating && comparable;
+  if (config.oracles.tolerance || !comparable) {
+    j.verdicts.push_back(tolerance_oracle(eager, compiled, {config.tol, config.equal_nan, config.stat}));
+    // Tolerance passing is enough; a NaN/Inf mismatch (infinite error) is never rounding.
+    const Verdict& t = j.verdicts.back();
+    if (t.pass || !std::isfinite(t.stats.max_abs)) need_fp64 = false;
+  }
+  if (!need_fp64) return j;
+  at::Tensor ref = fp64 ? fp64() : at::Tensor();
+  if (!ref.defined()) return j;
+  Verdict v = fp64_oracle(eager, compiled, ref, {config.fp64_multiplier, config.tol.atol, config.stat});
+  if (v.pass)
+    for (auto& t : j.verdicts)
+      if (t.oracle == oracle_name::kTolerance && !t.pass) t.overruled_by = oracle_name::kFp64;
+  j.verdicts.push_back(std::move(v));
+  return j;
+}
+
+}  // namespace gbc

@@ -1,0 +1,43 @@
+// Judges one compared tensor (an output, or a graph input the model mutates) with the selected
+// numeric oracles, combined as torch._dynamo's same(..., fp64_ref=...): nan_inf first (exact),
+// then tolerance; when the tolerance fails, fp64 decides whether the difference is rounding, and a
+// fp64 pass overrules the tolerance failure. The fp64 reference is produced lazily, so it costs
+// nothing for outputs within tolerance. Determinism, drift and dropout verdicts are the runner's,
+// since they need other runs. Test: tests/oracles/output_judge_test.cpp.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "oracles/error_stat.h"
+#include "oracles/oracle_set.h"
+#include "oracles/verdict.h"
+
+namespace gbc {
+
+struct JudgeConfig {
+  OracleSet oracles;
+  Tolerance tol;
+  bool equal_nan = true;
+  ErrorStat stat;
+  double fp64_multiplier = 2.0;
+};
+
+struct Judgement {
+  std::vector<Verdict> verdicts;  // in the order they were made
+  /// The verdict that fails the tensor (nan_inf before numerics), or nullptr when it passes.
+  const Verdict* failing() const;
+  bool pass() const { return failing() == nullptr; }
+  /// The tolerance oracle's statistics if it ran, else the first verdict's.
+  ErrorStats stats() const;
+};
+
+/// `fp64` returns the float64 reference of this tensor (undefined when there is none, e.g. a
+/// path that cannot be recomputed in float64); it is called at most once, and only when needed.
+Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, const std::function<at::Tensor()>& fp64,
+                       const JudgeConfig& config);
+
+}  // namespace gbc

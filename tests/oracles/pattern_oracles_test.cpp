@@ -1,0 +1,60 @@
+// The NaN/Inf pattern oracle and the determinism oracle: exact, and symmetric.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "oracles/determinism_oracle.h"
+#include "oracles/nan_inf_oracle.h"
+#include "oracles/tolerance_oracle.h"
+#include "tests/oracles/oracle_test_util.h"
+
+namespace gbc {
+namespace {
+
+TEST(NanInfOracleTest, ADroppedNanFailsEvenWhereAQuantileToleranceWouldPass) {
+  at::Tensor e = testing::randn({200}, 5);
+  e[7] = NAN;
+  at::Tensor a = e.nan_to_num(0.0);  // a max that swallows the NaN
+  EXPECT_TRUE(tolerance_oracle(e, a, {{1.3e-6, 1e-5}, true, {ErrorStat::Kind::Quantile, 0.9}}).pass);
+  Verdict v = nan_inf_oracle(e, a);
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.stats.worst_index, std::vector<int64_t>{7});
+  EXPECT_NE(v.why.find("NaN at 1 position(s) only in eager"), std::string::npos) << v.why;
+}
+
+TEST(NanInfOracleTest, InfinitiesOfEachSignMustAgree) {
+  at::Tensor e = at::tensor({INFINITY, -INFINITY, 1.0f});
+  EXPECT_TRUE(nan_inf_oracle(e, e.clone()).pass);
+  EXPECT_FALSE(nan_inf_oracle(e, at::tensor({-INFINITY, -INFINITY, 1.0f})).pass);
+  EXPECT_TRUE(nan_inf_oracle(at::arange(3), at::arange(3) + 1).pass);  // integers have no pattern
+}
+
+RC_GTEST_PROP(NanInfOracleProp, Symmetric, ()) {
+  const auto n = *rc::gen::inRange<int64_t>(1, 40);
+  at::Tensor a = testing::randn({n}, *rc::gen::arbitrary<uint32_t>());
+  at::Tensor b = a.clone();
+  const auto specials = *rc::gen::container<std::vector<int>>(rc::gen::inRange(0, 6));
+  for (size_t i = 0; i < specials.size() && static_cast<int64_t>(i) < n; ++i) {
+    const float v[] = {NAN, INFINITY, -INFINITY, 0.0f, 1.0f, 2.0f};
+    (i % 2 ? a : b)[static_cast<int64_t>(i)] = v[specials[i]];
+  }
+  RC_ASSERT(nan_inf_oracle(a, b).pass == nan_inf_oracle(b, a).pass);
+}
+
+TEST(DeterminismOracleTest, ComparesBits) {
+  at::Tensor a = at::tensor({0.0f, NAN, 1.0f});
+  EXPECT_TRUE(determinism_oracle(a, a.clone()).pass);
+  Verdict v = determinism_oracle(a, at::tensor({-0.0f, NAN, 1.0f}));
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.stats.worst_index, std::vector<int64_t>{0});
+  at::Tensor t = testing::randn({4, 6}, 6);
+  EXPECT_TRUE(bitwise_compare(t.t(), t.t().contiguous()).equal);
+  at::Tensor u = t.clone();
+  u[2][3] = std::nextafter(u[2][3].item<float>(), 10.0f);
+  BitwiseDiff d = bitwise_compare(t, u);
+  EXPECT_EQ(d.differing, 1);
+  EXPECT_EQ(d.first_index, (std::vector<int64_t>{2, 3}));
+  EXPECT_FALSE(bitwise_compare(at::tensor({true, false}), at::tensor({true, true})).equal);
+}
+
+}  // namespace
+}  // namespace gbc

@@ -1,0 +1,263 @@
+// The check runner end to end with planted faults: a test-only backend runs eager and then breaks
+// its result in one way, and the report must name the oracle that catches it, shrink the case,
+// and give a --shrink path that replays the failure. Also the JSON report and the drift plot.
+#include "harness/runner/check_runner.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <sstream>
+
+#include "compiler/aten/eager_executor.h"
+#include "harness/model/model_loader.h"
+#include "harness/report/drift_plot.h"
+#include "harness/report/json_report.h"
+#include "harness/report/terminal_report.h"
+
+namespace gbc {
+namespace {
+
+using Fault = std::function<void(std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& inputs, int call)>;
+
+// Eager with a fault applied to each result. `call` counts runs, so faults can vary between runs.
+class PlantedBackend : public Backend {
+ public:
+  explicit PlantedBackend(Fault fault) : fault_(std::move(fault)) {}
+  std::string name() const override { return "planted"; }
+  void prepare(const Graph& graph, const BackendOptions&) override { graph_ = graph; }
+  std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs) override {
+    std::vector<at::Tensor> out = run_eager(graph_, inputs);
+    if (fault_) fault_(out, inputs, calls_++);
+    return out;
+  }
+  const BackendStats& stats() const override { return stats_; }
+
+ private:
+  Fault fault_;
+  Graph graph_;
+  BackendStats stats_;
+  int calls_ = 0;
+};
+
+RunOptions options_for(const Model& m, Fault fault) {
+  RunOptions o = run_options_from_model(m);
+  o.backends = {"planted"};
+  o.extra_backends.push_back({"planted", "eager with a planted fault",
+                              [fault] { return std::make_unique<PlantedBackend>(fault); }, true});
+  return o;
+}
+
+const char* kSumModel = R"(format: gbcheck/v1
+name: rowsum
+dims: {B: [1, 8], D: [1, 64]}
+inputs:
+  x: {shape: [B, D], dtype: float32}
+graph:
+  - {id: y, op: sum, args: [x], dim: 1}
+outputs: [y]
+check:
+  cases: 6
+)";
+
+TEST(RunnerTest, GenuineAgreementPassesEveryOracle) {
+  Model m = load_model_text(kSumModel, "rowsum.yaml");
+  CheckReport r = run_check(m, options_for(m, nullptr));
+  EXPECT_TRUE(r.pass());
+  EXPECT_EQ(r.cases_judged, 6);
+  EXPECT_EQ(r.oracles.size(), 7u);
+  EXPECT_EQ(r.backends[0].cases_run, 6);
+}
+
+TEST(RunnerTest, PerturbedElementFailsIsShrunkAndReplays) {
+  Model m = load_model_text(kSumModel, "rowsum.yaml");
+  // Wrong only when the row is long enough: shrinking must stop at D = 3.
+  Fault fault = [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>& in, int) {
+    if (in[0].size(1) >= 3) out[0][0] += 0.25;
+  };
+  RunOptions opt = options_for(m, fault);
+  CheckReport r = run_check(m, opt);
+  ASSERT_FALSE(r.pass());
+  EXPECT_EQ(r.exit_code(), kExitDivergence);
+  const CaseFailure& f = r.backends[0].failures.at(0);
+  ASSERT_EQ(f.outputs.size(), 1u);
+  EXPECT_EQ(f.outputs[0].oracle, "fp64");
+  EXPECT_NE(f.outputs[0].min_passing.find("atol"), std::string::npos);
+  ASSERT_TRUE(f.shrunk.has_value()) << f.shrink_note;
+  EXPECT_EQ(f.shrunk->dims.at("B"), 1);
+  EXPECT_EQ(f.shrunk->dims.at("D"), 3);
+  EXPECT_EQ(f.shrunk->outputs.at(0).oracle, "fp64");
+
+  RunOptions replay = opt;
+  replay.only_case = f.index;
+  replay.shrink_path = *ShrinkPath::parse(f.shrunk->path);
+  CheckReport rr = run_check(m, replay);
+  ASSERT_EQ(rr.backends[0].cases_failed, 1);
+  EXPECT_EQ(rr.backends[0].failures[0].dims, f.shrunk->dims);
+  EXPECT_EQ(rr.backends[0].failures[0].shrink_path, f.shrunk->path);
+
+  std::ostringstream text;
+  print_terminal_report(r, text, {});
+  EXPECT_NE(text.str().find("--case " + std::to_string(f.index) + " --shrink " + f.shrunk->path), std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("[fp64]"), std::string::npos) << text.str();
+  nlohmann::json j = check_report_to_json(r);
+  const auto& jf = j["backends"][0]["failures"][0];
+  EXPECT_EQ(jf["shrunk"]["path"], f.shrunk->path);
+  EXPECT_EQ(jf["outputs"][0]["failed_oracles"][0], "fp64");
+  EXPECT_FALSE(jf["outputs"][0]["verdicts"].empty());
+}
+
+TEST(RunnerTest, DroppedNanFailsTheNanInfOracle) {
+  std::string text = kSumModel;
+  text.replace(text.find("op: sum, args: [x], dim: 1"), 26, "op: amax, args: [x], dim: 1");
+  text += "  special_values: 0.2\n";
+  Model m = load_model_text(text, "rowmax.yaml");
+  CheckReport r = run_check(m, options_for(m, [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>&, int) {
+                              out[0] = out[0].nan_to_num(0.0, INFINITY, -INFINITY);
+                            }));
+  ASSERT_FALSE(r.pass());
+  EXPECT_EQ(r.backends[0].failures.at(0).outputs.at(0).oracle, "nan_inf");
+  ASSERT_TRUE(r.backends[0].failures[0].shrunk);
+  EXPECT_NE(r.backends[0].failures[0].shrunk->inputs.at(0).find("1 special value (nan)"), std::string::npos)
+      << r.backends[0].failures[0].shrunk->inputs[0];
+}
+
+TEST(RunnerTest, NondeterminismIsReportedWithWhere) {
+  Model m = load_model_text(kSumModel, "rowsum.yaml");
+  CheckReport r = run_check(m, options_for(m, [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>&, int call) {
+                              if (call % 2) out[0] = out[0] + 1e-7 * out[0].abs().max();
+                            }));
+  ASSERT_FALSE(r.pass());
+  const OutputCheck& o = r.backends[0].failures.at(0).outputs.at(0);
+  EXPECT_EQ(o.oracle, "determinism");
+  EXPECT_NE(o.detail.find("first at ["), std::string::npos) << o.detail;
+}
+
+TEST(RunnerTest, WritingIntoAnInputTheModelNeverWritesFailsTheStateOracle) {
+  Model m = load_model_text(kSumModel, "rowsum.yaml");
+  CheckReport r = run_check(m, options_for(m, [](std::vector<at::Tensor>&, const std::vector<at::Tensor>& in, int) {
+                              in[0].mul_(2);
+                            }));
+  ASSERT_FALSE(r.pass());
+  const OutputCheck& o = r.backends[0].failures.at(0).outputs.at(0);
+  EXPECT_EQ(o.kind, "state");
+  EXPECT_EQ(o.oracle, "state");
+}
+
+TEST(RunnerTest, BatchNormRunningStatsMustMatchEager) {
+  Model m = load_model_text(R"(format: gbcheck/v1
+name: bn
+dims: {N: [2, 4]}
+inputs:
+  x: {shape: [N, 3, 4, 4], dtype: float32}
+params:
+  w: {shape: [3], dtype: float32}
+  b: {shape: [3], dtype: float32}
+  rm: {shape: [3], dtype: float32, values: {dist: const, value: 0.0}}
+  rv: {shape: [3], dtype: float32, values: {dist: const, value: 1.0}}
+graph:
+  - {id: y, op: batch_norm, args: [x, w, b, rm, rv], training: true}
+outputs: [y]
+check:
+  cases: 3
+)",
+                            "bn.yaml");
+  EXPECT_TRUE(run_check(m, options_for(m, nullptr)).pass());
+  CheckReport r = run_check(m, options_for(m, [](std::vector<at::Tensor>&, const std::vector<at::Tensor>& in, int) {
+                              in[3].add_(1e-3);  // running_mean updated wrongly
+                            }));
+  ASSERT_FALSE(r.pass());
+  const OutputCheck& o = r.backends[0].failures.at(0).outputs.at(0);
+  EXPECT_EQ(o.output, "rm");
+  EXPECT_EQ(o.kind, "state");
+}
+
+TEST(RunnerTest, DropoutWithAnotherMaskPassesAWrongScaleFails) {
+  Model m = load_model_text(R"(format: gbcheck/v1
+name: drop
+inputs:
+  x: {shape: [64, 64], dtype: float32}
+graph:
+  - {id: y, op: dropout, args: [x], p: 0.25, training: true}
+outputs: [y]
+check:
+  cases: 3
+)",
+                            "drop.yaml");
+  // Reseeding gives another mask: not bit-identical to eager, statistically right.
+  Fault other_mask = [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>& in, int) {
+    at::manual_seed(987654321);
+    out[0] = at::dropout(in[0], 0.25, true);
+  };
+  CheckReport ok = run_check(m, options_for(m, other_mask));
+  EXPECT_TRUE(ok.pass());
+  Fault unscaled = [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>& in, int) {
+    out[0] = in[0] * out[0].ne(0);
+  };
+  CheckReport bad = run_check(m, options_for(m, unscaled));
+  ASSERT_FALSE(bad.pass());
+  EXPECT_EQ(bad.backends[0].failures.at(0).outputs.at(0).oracle, "dropout");
+}
+
+const char* kDriftModel = R"(format: gbcheck/v1
+name: drift
+inputs:
+  x: {shape: [16], dtype: float64}
+graph:
+  - {id: y, op: mul, args: [x, 1.0]}
+outputs: [y]
+check:
+  cases: 1
+  oracle: [tolerance, nan_inf, drift]
+  iterations: {steps: 32, feedback: {y: x}}
+)";
+
+TEST(RunnerTest, DriftFasterThanLinearFailsWithinTolerance) {
+  Model m = load_model_text(kDriftModel, "drift.yaml");
+  // Each step adds 1e-10 * step: the error after s steps grows like s^2, under the tolerance.
+  CheckReport r = run_check(m, options_for(m, [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>&, int call) {
+                              out[0] = out[0] + 1e-10 * (call + 1);
+                            }));
+  ASSERT_FALSE(r.pass());
+  const auto& f = r.backends[0].failures.at(0);
+  const OutputCheck* drift = nullptr;
+  for (const auto& o : f.outputs)
+    if (o.kind == "drift") drift = &o;
+  ASSERT_NE(drift, nullptr);
+  EXPECT_NE(drift->detail.find("faster than linearly"), std::string::npos) << drift->detail;
+  ASSERT_EQ(r.backends[0].drift.size(), 1u);
+  EXPECT_EQ(r.backends[0].drift[0].steps.size(), 32u);
+  EXPECT_LT(r.backends[0].drift[0].steps.back().ratio, 1.0);
+  const std::string svg = drift_plot_svg("drift", r.backends[0].drift);
+  EXPECT_NE(svg.find("<polyline"), std::string::npos);
+  EXPECT_EQ(check_report_to_json(r)["backends"][0]["drift"][0]["steps"].size(), 32u);
+
+  CheckReport linear = run_check(m, options_for(m, [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>&, int) {
+                                   out[0] = out[0] + 1e-9;
+                                 }));
+  EXPECT_TRUE(linear.pass());
+}
+
+TEST(RunnerTest, ARaisingBackendIsShrunkToItsSmallestRaisingCase) {
+  Model m = load_model_text(kSumModel, "rowsum.yaml");
+  CheckReport r = run_check(m, options_for(m, [](std::vector<at::Tensor>&, const std::vector<at::Tensor>& in, int) {
+                              if (in[0].size(0) >= 2) throw std::runtime_error("planted: batch too large");
+                            }));
+  ASSERT_FALSE(r.pass());
+  const CaseFailure& f = r.backends[0].failures.at(0);
+  EXPECT_EQ(f.error, "planted: batch too large");
+  ASSERT_TRUE(f.shrunk);
+  EXPECT_EQ(f.shrunk->dims.at("B"), 2);
+  EXPECT_EQ(f.shrunk->dims.at("D"), 1);
+}
+
+TEST(RunnerTest, InvalidOracleNamesAreModelErrors) {
+  std::string text = kSumModel;
+  text += "  oracle: [tolerance, fp46]\n";
+  Model m = load_model_text(text, "rowsum.yaml");
+  EXPECT_THROW(run_check(m, options_for(m, nullptr)), ModelError);
+}
+
+}  // namespace
+}  // namespace gbc

@@ -1,0 +1,64 @@
+// The drift oracle (tolerance, growth), the dropout oracle (kept fraction and scale, eval
+// identity) and the oracle selection.
+#include <gtest/gtest.h>
+
+#include "oracles/drift_oracle.h"
+#include "oracles/dropout_oracle.h"
+#include "oracles/oracle_set.h"
+#include "tests/oracles/oracle_test_util.h"
+
+namespace gbc {
+namespace {
+
+std::vector<DriftStep> series(int n, double (*f)(int)) {
+  std::vector<DriftStep> s(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) s[static_cast<size_t>(i)].ratio = f(i + 1);
+  return s;
+}
+
+TEST(DriftOracleTest, BoundedOrLinearGrowthPasses) {
+  EXPECT_TRUE(drift_oracle(series(64, [](int) { return 0.3; })).pass);
+  EXPECT_TRUE(drift_oracle(series(64, [](int s) { return 0.01 * s; })).pass);
+  EXPECT_TRUE(drift_oracle(series(64, [](int s) { return 0.05 * std::sqrt(s); })).pass);
+  EXPECT_TRUE(drift_oracle(series(64, [](int s) { return 1e-5 * s * s; })).pass);  // below the noise floor
+}
+
+TEST(DriftOracleTest, PassingTheToleranceOrGrowingFasterThanLinearFails) {
+  Verdict past = drift_oracle(series(64, [](int s) { return 0.02 * s; }));
+  EXPECT_FALSE(past.pass);
+  EXPECT_NE(past.why.find("step 50"), std::string::npos) << past.why;
+  EXPECT_NE(past.min_passing.find("1.28"), std::string::npos) << past.min_passing;
+  Verdict quadratic = drift_oracle(series(64, [](int s) { return 2e-4 * s * s; }));
+  EXPECT_FALSE(quadratic.pass);
+  EXPECT_NE(quadratic.why.find("faster than linearly"), std::string::npos) << quadratic.why;
+}
+
+TEST(DropoutOracleTest, AnotherMaskPassesAWrongScaleOrRateFails) {
+  at::Tensor x = testing::randn({4000}, 7);
+  at::manual_seed(123);
+  at::Tensor y = at::dropout(x, 0.3, true);
+  const DropoutSpec spec{0.3, true, {1.3e-6, 1e-5}};
+  EXPECT_TRUE(dropout_oracle(x, y, spec).pass);
+  at::Tensor mask = y.ne(0);
+  EXPECT_FALSE(dropout_oracle(x, x * mask, spec).pass);           // not scaled by 1/(1-p)
+  EXPECT_FALSE(dropout_oracle(x, at::dropout(x, 0.5, true) * (0.5 / 0.7), spec).pass);  // keeps 50%, not 70%
+  EXPECT_TRUE(dropout_oracle(x, x.clone(), {0.3, false, {}}).pass);
+  EXPECT_FALSE(dropout_oracle(x, y, {0.3, false, {}}).pass);  // eval mode is the identity
+}
+
+TEST(OracleSetTest, SelectionAndValidation) {
+  CheckConfig c;
+  EXPECT_EQ(OracleSet::from_config(c).names().size(), known_oracle_names().size());
+  c.oracles = {"tolerance", "nan_inf"};
+  OracleSet s = OracleSet::from_config(c);
+  EXPECT_TRUE(s.tolerance && s.nan_inf);
+  EXPECT_FALSE(s.fp64 || s.determinism || s.drift);
+  EXPECT_FALSE(validate_oracles(c).has_errors());
+  c.oracles = {"tolerence"};
+  Diagnostics d = validate_oracles(c);
+  ASSERT_TRUE(d.has_errors());
+  EXPECT_NE(d.str().find("did you mean 'tolerance'"), std::string::npos) << d.str();
+}
+
+}  // namespace
+}  // namespace gbc
