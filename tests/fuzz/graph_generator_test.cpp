@@ -1,0 +1,294 @@
+#include "harness/fuzz/graph_generator.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "compiler/ir/custom_ops.h"
+#include "compiler/ir/op_schema.h"
+#include "compiler/ir/printer.h"
+#include "harness/fuzz/cpu_kernels.h"
+#include "harness/model/model_loader.h"
+#include "harness/model/model_writer.h"
+
+namespace gbc {
+namespace {
+
+std::string printed(const Graph& g) {
+  PrintOptions no_loc;
+  no_loc.locations = false;
+  return print_graph(g, no_loc);
+}
+
+std::vector<const Node*> all_nodes(const Model& m) {
+  std::vector<const Node*> out;
+  for_each_node(m.graph.body, [&](const Node& n) { out.push_back(&n); });
+  return out;
+}
+
+// Every number written in the model: args and numeric attributes.
+std::vector<Scalar> numbers(const Model& m) {
+  std::vector<Scalar> out;
+  for (const Node* n : all_nodes(m)) {
+    for (const Arg& a : n->args)
+      if (!a.is_value()) out.push_back(a.scalar);
+    for (const auto& [k, v] : n->attrs)
+      if (auto s = std::get_if<Scalar>(&v)) out.push_back(*s);
+  }
+  return out;
+}
+
+// The written model reads back into the same graph, and writes out the same text again.
+void expect_round_trip(const Model& m) {
+  std::string text = write_model_yaml(m);
+  Model back;
+  try {
+    back = load_model_text(text, m.name + ".yaml");
+  } catch (const ModelError& e) {
+    FAIL() << "generated model rejected:\n" << e.diagnostics().str() << "\n" << text;
+  }
+  EXPECT_EQ(printed(back.graph), printed(m.graph)) << text;
+  EXPECT_EQ(write_model_yaml(back), text);
+}
+
+TEST(GraphGeneratorTest, SameSeedSameModel) {
+  GeneratorConfig config;
+  std::set<std::string> distinct;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    std::string text = write_model_yaml(generate_model(seed, config));
+    EXPECT_EQ(write_model_yaml(generate_model(seed, config)), text) << "seed " << seed;
+    distinct.insert(text);
+  }
+  EXPECT_EQ(distinct.size(), 40u);
+}
+
+TEST(GraphGeneratorTest, EveryModelLoadsAndRoundTrips) {
+  GeneratorConfig config;
+  for (uint64_t seed = 0; seed < 400; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    expect_round_trip(generate_model(seed, config));
+    if (HasFailure()) return;
+  }
+}
+
+TEST(GraphGeneratorTest, LargeGraphsRoundTrip) {
+  GeneratorConfig config;
+  config.min_nodes = 40;
+  config.max_nodes = 60;
+  config.max_rank = 6;
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    expect_round_trip(generate_model(seed, config));
+    if (HasFailure()) return;
+  }
+}
+
+// Over 2000 seeds the default config uses every op of the format, every custom kernel with and
+// without meta, and every configured dtype for inputs.
+TEST(GraphGeneratorTest, CoversEveryOpOverManySeeds) {
+  GeneratorConfig config;
+  std::map<std::string, int> ops;
+  std::set<std::string> kernels;
+  std::set<DType> input_dtypes;
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
+    Model m = generate_model(seed, config);
+    for (const Node* n : all_nodes(m)) {
+      ++ops[n->op];
+      if (n->op == "custom") kernels.insert(n->attr_string("name", "") + "/" + n->attr_string("meta", "none"));
+    }
+    for (const auto* specs : {&m.inputs, &m.params})
+      for (const auto& s : *specs) input_dtypes.insert(s.dtype);
+  }
+  for (const auto& s : all_op_schemas()) EXPECT_GT(ops[s.name], 0) << s.name << " never generated";
+  for (const auto& k : custom_kernels())
+    for (const char* meta : {"none", "same_as_input"}) EXPECT_TRUE(kernels.count(k.name + "/" + meta)) << k.name << " " << meta;
+  for (DType d : config.dtypes) EXPECT_TRUE(input_dtypes.count(d)) << dtype_name(d);
+}
+
+TEST(GraphGeneratorTest, RespectsConfiguredSizes) {
+  struct Case {
+    int min_nodes, max_nodes, max_rank;
+    int64_t max_numel, max_dim_size;
+  };
+  for (const Case& c : {Case{1, 1, 4, 4096, 6}, Case{3, 6, 2, 64, 4}, Case{30, 40, 3, 512, 8}, Case{8, 12, 1, 100, 3}}) {
+    GeneratorConfig config;
+    config.min_nodes = c.min_nodes;
+    config.max_nodes = c.max_nodes;
+    config.max_rank = c.max_rank;
+    config.max_numel = c.max_numel;
+    config.max_dim_size = c.max_dim_size;
+    for (uint64_t seed = 0; seed < 150; ++seed) {
+      Model m = generate_model(seed, config);
+      const Graph& g = m.graph;
+      SCOPED_TRACE("max_nodes " + std::to_string(c.max_nodes) + " seed " + std::to_string(seed) + "\n" + write_model_yaml(m));
+      EXPECT_GE(static_cast<int>(g.node_count()), c.min_nodes);
+      EXPECT_LE(static_cast<int>(g.node_count()), c.max_nodes);
+      for (const auto& v : g.values) {
+        if (!v.type.is_tensor()) continue;
+        EXPECT_LE(static_cast<int>(v.type.rank()), c.max_rank) << v.name;
+        EXPECT_LE(g.dims.max_of(numel(v.type.shape)), c.max_numel) << v.name << ": " << v.type.str();
+      }
+      for (const auto* specs : {&m.inputs, &m.params})
+        for (const auto& s : *specs)
+          for (const auto& d : s.shape) EXPECT_LE(g.dims.max_of(d), c.max_dim_size) << s.name;
+      if (HasFailure()) return;
+    }
+  }
+}
+
+TEST(GraphGeneratorTest, StraightLineGraphsWithoutBreaks) {
+  GeneratorConfig config;
+  config.allow_breaks = false;
+  config.allow_random = false;
+  int customs = 0;
+  for (uint64_t seed = 0; seed < 500; ++seed) {
+    Model m = generate_model(seed, config);
+    for (const Node* n : all_nodes(m)) {
+      EXPECT_FALSE(is_graph_break_node(*n)) << "seed " << seed << ": " << print_node(m.graph, *n);
+      EXPECT_FALSE(n->op == "dropout" && n->attr_bool("training", true)) << "seed " << seed;
+      customs += n->op == "custom";
+    }
+  }
+  EXPECT_GT(customs, 0);  // custom kernels stay, typed by meta: same_as_input
+}
+
+TEST(GraphGeneratorTest, BreaksAppearWhenAllowed) {
+  GeneratorConfig config;
+  int breaks = 0;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    Model m = generate_model(seed, config);
+    for (const Node* n : all_nodes(m)) breaks += is_graph_break_node(*n);
+  }
+  EXPECT_GT(breaks, 50);
+}
+
+TEST(GraphGeneratorTest, SpecialValuesRate) {
+  GeneratorConfig none;
+  none.special_values = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    Model m = generate_model(seed, none);
+    EXPECT_EQ(m.check.special_values, 0.0);
+    for (const Scalar& s : numbers(m)) EXPECT_TRUE(std::isfinite(s.to_double())) << "seed " << seed << ": " << s.str();
+  }
+  GeneratorConfig often;
+  often.special_values = 0.5;
+  int floats = 0, special = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    Model m = generate_model(seed, often);
+    EXPECT_EQ(m.check.special_values, 0.5);
+    for (const Scalar& s : numbers(m)) {
+      if (s.kind != ScalarKind::Float) continue;
+      ++floats;
+      special += !std::isfinite(s.f);
+    }
+  }
+  // Numbers whose op needs a positive or small operand are never special, so the share is below
+  // the rate, but far from zero.
+  ASSERT_GT(floats, 100);
+  EXPECT_GT(special, floats / 10);
+  EXPECT_LT(special, floats * 6 / 10);
+}
+
+TEST(GraphGeneratorTest, OpWeightsChooseTheOps) {
+  GeneratorConfig config;
+  for (const auto& s : all_op_schemas()) config.op_weights[s.name] = 0;
+  config.op_weights["add"] = 1;
+  config.op_weights["matmul"] = 2;
+  std::map<std::string, int> ops;
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    Model m = generate_model(seed, config);
+    for (const Node* n : all_nodes(m)) ++ops[n->op];
+  }
+  EXPECT_GT(ops["add"], 0);
+  EXPECT_GT(ops["matmul"], ops["add"]);
+  EXPECT_EQ(ops.size(), 2u);
+}
+
+TEST(GraphGeneratorTest, InputsUseTheConfiguredDtypes) {
+  GeneratorConfig config;
+  config.dtypes = {DType::Float64, DType::Int32};
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    Model m = generate_model(seed, config);
+    for (const auto* specs : {&m.inputs, &m.params})
+      for (const auto& s : *specs)
+        EXPECT_TRUE(s.dtype == DType::Float64 || s.dtype == DType::Int32) << "seed " << seed << ": " << s.name;
+  }
+}
+
+// On the CPU, LibTorch 1.13 lacks float16 kernels for exp, matmul, softmax, ...: no node may ask
+// for one. On CUDA they exist and are generated.
+TEST(GraphGeneratorTest, AvoidsMissingCpuKernels) {
+  auto first_arg_dtype = [](const Model& m, const Node& n) -> std::optional<DType> {
+    if (n.args.empty() || !n.args[0].is_value() || !m.graph.type(n.args[0].value).is_tensor()) return std::nullopt;
+    return m.graph.type(n.args[0].value).dtype;
+  };
+  GeneratorConfig cpu;
+  int half_nodes = 0;
+  for (uint64_t seed = 0; seed < 1000; ++seed) {
+    Model m = generate_model(seed, cpu);
+    for (const Node* n : all_nodes(m)) {
+      auto d = first_arg_dtype(m, *n);
+      if (!d) continue;
+      std::string op = n->op == "custom" ? n->attr_string("name", "") : n->op;
+      EXPECT_TRUE(cpu_kernel_exists(op, *d)) << "seed " << seed << ": " << print_node(m.graph, *n);
+      half_nodes += *d == DType::Float16;
+    }
+  }
+  EXPECT_GT(half_nodes, 0);
+  GeneratorConfig cuda;
+  cuda.device = "cuda";
+  int half_exp = 0;
+  for (uint64_t seed = 0; seed < 1000; ++seed) {
+    Model m = generate_model(seed, cuda);
+    EXPECT_EQ(m.check.device, "cuda");
+    for (const Node* n : all_nodes(m)) half_exp += n->op == "exp" && first_arg_dtype(m, *n) == DType::Float16;
+  }
+  EXPECT_GT(half_exp, 0);
+}
+
+TEST(GraphGeneratorTest, CheckSectionFollowsTheConfig) {
+  GeneratorConfig config;
+  config.backends = {"nnc", "gbc"};
+  config.cases = 3;
+  Model m = generate_model(7, config);
+  EXPECT_EQ(m.check.backends, config.backends);
+  EXPECT_EQ(m.check.cases, 3);
+  EXPECT_EQ(m.check.seed, 7u);
+  EXPECT_EQ(m.name, "gen_7");
+  Model back = load_model_text(write_model_yaml(m), "gen_7.yaml");
+  EXPECT_EQ(back.check.backends, config.backends);
+  EXPECT_EQ(back.check.cases, 3);
+}
+
+TEST(GraphGeneratorTest, RejectsInvalidConfigs) {
+  auto expect_invalid = [](GeneratorConfig c, const std::string& fragment) {
+    try {
+      generate_model(0, c);
+      ADD_FAILURE() << "accepted a config with " << fragment;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  GeneratorConfig c;
+  c.op_weights["matmull"] = 1;
+  expect_invalid(c, "did you mean 'matmul'");
+  c = {};
+  c.min_nodes = 10;
+  c.max_nodes = 5;
+  expect_invalid(c, "below min_nodes");
+  c = {};
+  c.dtypes = {DType::Int32};
+  expect_invalid(c, "floating dtype");
+  c = {};
+  c.special_values = 2;
+  expect_invalid(c, "special_values");
+  c = {};
+  for (const auto& s : all_op_schemas()) c.op_weights[s.name] = 0;
+  expect_invalid(c, "disables every op");
+}
+
+}  // namespace
+}  // namespace gbc
