@@ -28,6 +28,12 @@ struct Expectation {
   std::optional<int> fallbacks;
   std::optional<int> recompiles;
   std::optional<double> min_speedup;  // compiled over eager; checked by `gbcheck bench`
+  /// Per-backend overrides (`expect: {fallbacks: 0, nnc: {fallbacks: 1}}`): each key given there
+  /// replaces the general one for that backend.
+  std::map<std::string, Expectation> per_backend;
+
+  /// The expectation for one backend: the general keys, overridden by its own.
+  Expectation for_backend(const std::string& backend) const;
 };
 
 struct IterationSpec {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "compiler/ir/op_schema.h"
+
 namespace gbc {
 namespace {
 
@@ -139,22 +141,34 @@ class CheckReader {
     }
   }
 
-  void read_expect(const YAML::Node& v) {
-    if (!r_.expect_map(v, "check.expect")) return;
-    r_.check_keys(v, {"graph_breaks", "fallbacks", "recompiles", "min_speedup"}, "check.expect");
-    for (const char* key : {"graph_breaks", "fallbacks", "recompiles"}) {
-      if (!v[key]) continue;
-      auto x = r_.read_int(v[key], std::string("check.expect.") + key);
-      if (!x) continue;
-      if (*x < 0) { r_.error(v[key], std::string("check.expect.") + key + " must be >= 0"); continue; }
-      std::string k = key;
-      (k == "graph_breaks" ? c_.expect.graph_breaks : k == "fallbacks" ? c_.expect.fallbacks : c_.expect.recompiles) =
-          static_cast<int>(*x);
-    }
-    if (v["min_speedup"]) {
-      if (auto x = r_.read_float(v["min_speedup"], "check.expect.min_speedup")) {
-        if (*x <= 0) r_.error(v["min_speedup"], "check.expect.min_speedup must be positive");
-        else c_.expect.min_speedup = *x;
+  void read_expect(const YAML::Node& v) { read_expect_into(v, "check.expect", c_.expect, true); }
+
+  // Keys that are not expectation names are backend names with their own expectations.
+  void read_expect_into(const YAML::Node& v, const std::string& what, Expectation& out, bool allow_backends) {
+    if (!r_.expect_map(v, what)) return;
+    static const std::vector<std::string> keys = {"graph_breaks", "fallbacks", "recompiles", "min_speedup"};
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      std::string k = it->first.IsScalar() ? it->first.Scalar() : "";
+      const YAML::Node& val = it->second;
+      if (k == "min_speedup") {
+        if (auto x = r_.read_float(val, what + ".min_speedup")) {
+          if (*x <= 0) r_.error(val, what + ".min_speedup must be positive");
+          else out.min_speedup = *x;
+        }
+      } else if (std::find(keys.begin(), keys.end(), k) != keys.end()) {
+        auto x = r_.read_int(val, what + "." + k);
+        if (!x) continue;
+        if (*x < 0) { r_.error(val, what + "." + k + " must be >= 0"); continue; }
+        (k == "graph_breaks" ? out.graph_breaks : k == "fallbacks" ? out.fallbacks : out.recompiles) = static_cast<int>(*x);
+      } else if (allow_backends && val.IsMap()) {
+        c_.key_locs["expect." + k] = r_.loc(it->first);  // the harness checks it names a backend
+        read_expect_into(val, what + "." + k, out.per_backend[k], false);
+      } else {
+        std::string close = closest_name(k, keys);
+        r_.error(it->first, what + ": unknown key '" + k + "'",
+                 close.empty() ? "known keys: graph_breaks, fallbacks, recompiles, min_speedup, or a backend name "
+                                 "with its own {fallbacks: ...}"
+                               : "did you mean '" + close + "'?");
       }
     }
   }

@@ -145,11 +145,20 @@ void write_check(const CheckConfig& c, std::ostream& out) {
       s << "    " << o << ": {rtol: " << number(t.rtol) << ", atol: " << number(t.atol) << "}\n";
   }
   if (c.equal_nan != d.equal_nan) s << "  equal_nan: " << (c.equal_nan ? "true" : "false") << "\n";
-  std::vector<std::string> ex;
-  if (c.expect.graph_breaks) ex.push_back("graph_breaks: " + std::to_string(*c.expect.graph_breaks));
-  if (c.expect.fallbacks) ex.push_back("fallbacks: " + std::to_string(*c.expect.fallbacks));
-  if (c.expect.recompiles) ex.push_back("recompiles: " + std::to_string(*c.expect.recompiles));
-  if (c.expect.min_speedup) ex.push_back("min_speedup: " + number(*c.expect.min_speedup));
+  auto expectation = [](const Expectation& e) {
+    std::vector<std::string> ex;
+    if (e.graph_breaks) ex.push_back("graph_breaks: " + std::to_string(*e.graph_breaks));
+    if (e.fallbacks) ex.push_back("fallbacks: " + std::to_string(*e.fallbacks));
+    if (e.recompiles) ex.push_back("recompiles: " + std::to_string(*e.recompiles));
+    if (e.min_speedup) ex.push_back("min_speedup: " + number(*e.min_speedup));
+    return ex;
+  };
+  std::vector<std::string> ex = expectation(c.expect);
+  for (const auto& [backend, e] : c.expect.per_backend) {
+    std::string inner;
+    for (const auto& item : expectation(e)) inner += (inner.empty() ? "" : ", ") + item;
+    ex.push_back(backend + ": {" + inner + "}");
+  }
   if (!ex.empty()) {
     s << "  expect: {";
     for (size_t i = 0; i < ex.size(); ++i) s << (i ? ", " : "") << ex[i];

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The README's test command and what CI runs: installs what is missing, builds, runs every test.
+#   ci/test.sh               Release build in build/, the whole suite
+#   ci/test.sh --sanitize    AddressSanitizer + UndefinedBehaviorSanitizer build in build-sanitize/
+# Non-zero exit on any failure.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+source ci/lib/setup.sh
+
+build=build
+cmake_args=()
+if [ "${1:-}" = "--sanitize" ]; then
+  build=build-sanitize
+  cmake_args+=(-DGBCHECK_SANITIZE=ON -DGBCHECK_BUILD_BENCH=OFF)
+  export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+fi
+
+start=$(date +%s)
+gbcheck_install_deps
+gbcheck_build "$root/$build" "${cmake_args[@]}"
+echo "ci/test.sh: built in $(( $(date +%s) - start )) s" >&2
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900
+echo "ci/test.sh: all tests passed in $(( $(date +%s) - start )) s" >&2

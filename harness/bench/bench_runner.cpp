@@ -1,0 +1,139 @@
+#include "harness/bench/bench_runner.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "compiler/aten/eager_executor.h"
+#include "compiler/backends/gbc_backend.h"
+#include "compiler/runtime/graph_runtime.h"
+#include "harness/inputs/input_generator.h"
+#include "harness/runner/check_report.h"
+#include "harness/version.h"
+
+namespace gbc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// One backend over the case: warm-up, timed runs, profiled runs. Inputs are fresh copies for
+// every call (models may mutate them) and the RNG is reseeded, as the check does; neither is
+// inside the timed region.
+BenchResult measure(Backend& backend, const std::string& name, const TestCase& tc, const BenchOptions& o) {
+  BenchResult r;
+  r.backend = name;
+  auto call = [&](bool timed) -> double {
+    std::vector<at::Tensor> inputs = tc.fresh_inputs();
+    at::manual_seed(tc.seed);
+    auto start = Clock::now();
+    std::vector<at::Tensor> out = backend.run(inputs);
+    double ms = ms_since(start);
+    return timed ? ms : 0.0;
+  };
+  try {
+    for (int i = 0; i < std::max(1, o.warmup); ++i) {
+      double ms = call(true);
+      if (i == 0) r.first_call_ms = ms;
+    }
+    for (int i = 0; i < o.repeat; ++i) r.run_ms.push_back(call(true));
+    auto* runtime = dynamic_cast<GraphRuntime*>(&backend);
+    if (o.profile && runtime) {
+      Profiler profiler;
+      runtime->set_profiler(&profiler);
+      auto start = Clock::now();
+      for (int i = 0; i < o.repeat; ++i) call(false);
+      r.profiled_ms = ms_since(start);
+      runtime->set_profiler(nullptr);
+      r.profile = profiler.rows();
+    }
+  } catch (const InternalError&) {
+    throw;
+  } catch (const std::exception& e) {
+    r.error = first_line(e.what());
+  }
+  r.median_ms = median(r.run_ms);
+  r.min_ms = r.run_ms.empty() ? 0.0 : *std::min_element(r.run_ms.begin(), r.run_ms.end());
+  r.stats = backend.stats();
+  return r;
+}
+
+}  // namespace
+
+std::vector<std::string> BenchReport::failures() const {
+  std::vector<std::string> out;
+  const double eager_ms = results.empty() ? 0.0 : results.front().median_ms;
+  for (const BenchResult& r : results) {
+    if (!r.error.empty()) {
+      out.push_back(r.backend + ": raised: " + r.error);
+    } else if (r.below_min_speedup()) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "%s: speedup %.2fx is below check.expect.min_speedup %.2f (eager %.3f ms, %s %.3f ms)",
+                    r.backend.c_str(), r.speedup, *r.min_speedup, eager_ms, r.backend.c_str(), r.median_ms);
+      out.push_back(buf);
+    }
+  }
+  return out;
+}
+
+int BenchReport::exit_code() const { return failures().empty() ? kExitPass : kExitDivergence; }
+
+BenchReport run_bench(const Model& model, const BenchOptions& o) {
+  BenchReport rep;
+  rep.model_name = model.name;
+  rep.model_path = model.path;
+  rep.device = o.backend_options.device;
+  rep.torch_version = TORCH_VERSION;
+  rep.gbcheck_version = kGbcheckVersion;
+  rep.case_index = o.case_index;
+  rep.warmup = o.warmup;
+  rep.repeat = o.repeat;
+  rep.eager_threads = at::get_num_threads();
+  rep.kernel_threads = gbc_kernel_threads();
+
+  c10::Device device = o.backend_options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  InputGenerator gen(model, device);
+  TestCase tc = gen.make_case(o.case_index);
+  rep.dims = tc.dims;
+  try {
+    at::manual_seed(tc.seed);
+    run_eager(model.graph, tc.fresh_inputs());
+  } catch (const OpError& e) {
+    Diagnostics d;
+    d.error(e.loc(), "the eager reference fails on case " + std::to_string(o.case_index) + ": " + e.message(),
+            "bench another case with --case, or constrain the inputs' values");
+    throw ModelError(d);
+  }
+
+  std::vector<std::string> names = {"eager"};
+  for (const std::string& b : o.backends)
+    if (b != "eager") names.push_back(b);
+  for (const std::string& name : names) {
+    std::unique_ptr<Backend> backend = make_backend(name);
+    GBC_INTERNAL_ASSERT(backend != nullptr, "unvalidated backend " + name);
+    backend->prepare(model.graph, o.backend_options);
+    BenchResult r = measure(*backend, name, tc, o);
+    if (name != "eager") r.min_speedup = model.check.expect.for_backend(name).min_speedup;
+    rep.results.push_back(std::move(r));
+  }
+  const double eager_ms = rep.results.front().median_ms;
+  for (BenchResult& r : rep.results) r.speedup = r.error.empty() && r.median_ms > 0 ? eager_ms / r.median_ms : 0.0;
+  return rep;
+}
+
+}  // namespace gbc

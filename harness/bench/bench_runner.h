@@ -1,0 +1,61 @@
+// `gbcheck bench`'s measurements: each backend runs one case's inputs (case 0 by default: every
+// dim at its maximum) a few times to warm up (compiles, recompiles, caches), then `repeat` timed
+// runs whose median is the result; eager LibTorch is always measured first as the baseline. A
+// backend's compile time is reported apart (BackendStats::compile_ms), never mixed into run times.
+// With `profile`, gbc's backends then run `repeat` more times with a Profiler attached and report
+// per-step times (profile.h). check.expect.min_speedup (per backend or general) turns a slower
+// compiled path into a failure that names the numbers. Tests: tests/runtime/bench_test.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/backends/backend.h"
+#include "compiler/runtime/profile.h"
+#include "harness/model/model.h"
+
+namespace gbc {
+
+struct BenchOptions {
+  std::vector<std::string> backends;  // compared with eager (which is measured whether named or not)
+  int warmup = 3;
+  int repeat = 10;
+  int case_index = 0;
+  bool profile = false;
+  BackendOptions backend_options;
+};
+
+struct BenchResult {
+  std::string backend;
+  std::vector<double> run_ms;  // the timed runs, in order
+  double median_ms = 0.0;
+  double min_ms = 0.0;
+  double first_call_ms = 0.0;  // the first warm-up call: compiling included
+  double speedup = 0.0;        // eager's median over this one's
+  BackendStats stats;
+  std::vector<ProfileRow> profile;  // with BenchOptions::profile, for gbc's backends
+  double profiled_ms = 0.0;         // wall time of the profiled runs (the % column's base)
+  std::string error;                // the backend raised; no times
+  std::optional<double> min_speedup;
+  bool below_min_speedup() const { return error.empty() && min_speedup && speedup < *min_speedup; }
+};
+
+struct BenchReport {
+  std::string model_name, model_path, device, torch_version, gbcheck_version;
+  int case_index = 0;
+  DimBindings dims;
+  int warmup = 0, repeat = 0;
+  int eager_threads = 1;   // ATen's intra-op threads
+  int kernel_threads = 1;  // the budget gbc passes its kernels ($GBCHECK_THREADS or every core)
+  std::vector<BenchResult> results;  // eager first
+
+  /// One line per failed expectation or error ("gbc: 1.20x is below check.expect.min_speedup 3").
+  std::vector<std::string> failures() const;
+  int exit_code() const;
+};
+
+/// Raises ModelError when the eager reference itself fails on the case.
+BenchReport run_bench(const Model& model, const BenchOptions& options);
+
+}  // namespace gbc

@@ -1,0 +1,67 @@
+// `gbcheck check MODEL.yaml`: the differential check, with the terminal report and --json.
+#include <unistd.h>
+
+#include <iostream>
+
+#include "harness/cli/cli.h"
+#include "harness/cli/progress.h"
+#include "harness/cli/run_args.h"
+#include "harness/report/drift_plot.h"
+#include "harness/report/json_report.h"
+#include "harness/report/terminal_report.h"
+#include "harness/runner/check_runner.h"
+
+namespace gbc {
+
+std::function<int()> add_check_command(CLI::App& sub) {
+  struct Args {
+    RunArgs run;
+    std::string json_path;
+    std::string plots_dir;
+    bool quiet = false;
+  };
+  auto args = std::make_shared<Args>();
+  args->run.add_to(sub);
+  sub.add_option("--json", args->json_path, "also write the full report as JSON (schema: docs/json-report.md)");
+  sub.add_flag("--quiet,-q", args->quiet, "print only the final result line");
+  sub.add_option("--plots", args->plots_dir,
+                 "write SVG plots of the per-step error (check.iterations) into DIR, one per backend");
+  return [args]() -> int {
+    if (!args->run.apply_logging()) return kExitInvalid;
+    Model model = args->run.load();
+    RunOptions opt;
+    if (auto stop = args->run.resolve(model, opt)) return *stop;
+    Progress progress("checking " + model.name + ": case");
+    opt.on_progress = [&](int done, int total) { progress.update(done, total); };
+    CheckReport report = run_check(model, opt);
+    progress.finish();
+    TerminalStyle style;
+    style.color = isatty(STDOUT_FILENO) != 0;
+    style.verbose = args->run.verbose;
+    if (args->quiet) {
+      std::cout << "result: " << (report.pass() ? "PASS" : "FAIL") << "\n";
+    } else {
+      print_terminal_report(report, std::cout, style);
+    }
+    if (!args->plots_dir.empty()) {
+      try {
+        for (const auto& path : write_drift_plots(report, args->plots_dir))
+          if (!args->quiet) std::cout << "plot: " << path << "\n";
+      } catch (const std::exception& e) {
+        std::cerr << "gbcheck: " << e.what() << "\n";
+        return kExitInvalid;
+      }
+    }
+    if (!args->json_path.empty()) {
+      try {
+        write_json_file(args->json_path, check_report_to_json(report));
+      } catch (const std::exception& e) {
+        std::cerr << "gbcheck: " << e.what() << "\n";
+        return kExitInvalid;
+      }
+    }
+    return report.exit_code();
+  };
+}
+
+}  // namespace gbc

@@ -1,0 +1,88 @@
+#include "harness/cli/cli.h"
+
+#include <ATen/ATen.h>
+#include <torch/version.h>
+
+#include <iostream>
+#include <vector>
+
+#include "compiler/ir/diagnostics.h"
+#include "harness/runner/check_report.h"
+#include "harness/version.h"
+
+namespace gbc {
+namespace {
+
+const std::vector<CommandSpec>& commands() {
+  static const std::vector<CommandSpec> table = {
+      {"check", "check a model: eager LibTorch against each compiled backend (the default command)", add_check_command},
+      {"ops", "list the ops of the model format with their args and attributes", add_ops_command},
+      {"explain", "what gbc made of a model: compiled graphs, graph breaks, kernels, fallbacks, recompiles",
+       add_explain_command},
+      {"bench", "time eager LibTorch against compiled paths on one case; --profile for per-kernel times",
+       add_bench_command},
+  };
+  return table;
+}
+
+bool is_command(const std::string& arg) {
+  for (const auto& c : commands())
+    if (arg == c.name) return true;
+  return false;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  // `gbcheck model.yaml ...` means `gbcheck check model.yaml ...`.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  bool top_level_flag = !args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "--version");
+  if (!args.empty() && !is_command(args[0]) && !top_level_flag) args.insert(args.begin(), "check");
+
+  CLI::App app{"gbcheck: differential testing of ML graph compilers against eager LibTorch.\n\n"
+               "  gbcheck MODEL.yaml [options]      check a model (same as `gbcheck check`)\n"
+               "  gbcheck COMMAND --help            options of a command\n\n"
+               "Exit codes: 0 pass, 1 divergence or failed expectation, 2 invalid model or usage,\n"
+               "3 internal error (a gbcheck bug), 4 unusable environment (e.g. no GPU for device: cuda).\n"
+               "Docs: docs/cli.md, docs/model-format.md.",
+               "gbcheck"};
+  app.set_version_flag("--version", std::string("gbcheck ") + kGbcheckVersion + " (LibTorch " + TORCH_VERSION +
+                                        ", CUDA " + (at::hasCUDA() ? "available" : "not available") + ")");
+  app.require_subcommand(1);
+  std::function<int()> action;
+  for (const auto& c : commands()) {
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    auto make = c.add(*sub);
+    sub->callback([&action, make] { action = make; });
+  }
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
+  try {
+    app.parse(reversed);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "gbcheck: " << e.what() << "\nrun `gbcheck --help` for usage\n";
+    return kExitInvalid;
+  }
+  try {
+    return action ? action() : kExitInvalid;
+  } catch (const ModelError& e) {
+    std::cerr << e.diagnostics().str();
+    return kExitInvalid;
+  } catch (const InternalError& e) {
+    std::cerr << "gbcheck: " << e.what() << "\nthis is a bug in gbcheck; please report it with the model and command\n";
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    std::cerr << "gbcheck: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace gbc

@@ -1,0 +1,42 @@
+// Options shared by every command that loads a model and runs backends (check, explain, bench,
+// reduce, bisect, repro): which backends, cases, seed, device, compiler switches, logging.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/model/model.h"
+#include "harness/runner/check_runner.h"
+
+namespace gbc {
+
+struct RunArgs {
+  std::string model_path;
+  std::vector<std::string> backends;
+  std::optional<int> cases;
+  std::optional<int64_t> seed;
+  std::optional<int> only_case;
+  std::string shrink_path;  // --shrink PATH: with --case, that case's shrink (as a report prints it)
+  std::string device;
+  bool fullgraph = false;
+  std::vector<std::string> disabled_passes;
+  std::string cache_dir;
+  bool no_cache = false;
+  std::string log_channels;
+  bool verbose = false;
+
+  /// Declares the options on a subcommand.
+  void add_to(CLI::App& app, bool model_required = true);
+  /// Sets up logging; returns false (after printing why) when the options are unusable.
+  bool apply_logging() const;
+  /// Loads the model (ModelError on invalid input), applying --seed.
+  Model load() const;
+  /// RunOptions from the model, overridden by the command line; validates backend names and the
+  /// device. Returns the exit code to stop with, or nullopt to go on.
+  std::optional<int> resolve(const Model& model, RunOptions& out) const;
+};
+
+}  // namespace gbc
