@@ -21,4 +21,7 @@ gbcheck_install_deps
 gbcheck_build "$root/$build" "${cmake_args[@]}"
 echo "ci/test.sh: built in $(( $(date +%s) - start )) s" >&2
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900
+# 60 s of libFuzzer on the model loader (about 2 min with its clang build; docs/fuzzing.md).
+# GBCHECK_SKIP_LIBFUZZER=1 skips it, e.g. where clang cannot be installed.
+if [ -z "${GBCHECK_SKIP_LIBFUZZER:-}" ]; then ci/fuzz_loader.sh 60; fi
 echo "ci/test.sh: all tests passed in $(( $(date +%s) - start )) s" >&2

@@ -36,6 +36,7 @@ BitwiseDiff bitwise_compare(const at::Tensor& a, const at::Tensor& b) {
   at::Tensor bc = b.detach().to(at::kCPU).contiguous().reshape(-1);
   const at::ScalarType bt = bits_type(a.scalar_type());
   at::Tensor differ = a.scalar_type() == at::kBool ? ac.ne(bc) : ac.view(bt).ne(bc.view(bt));
+  if (at::isFloatingType(a.scalar_type())) differ = differ.logical_and(ac.isnan().logical_and(bc.isnan()).logical_not());
   d.differing = differ.sum().item<int64_t>();
   if (d.differing == 0) return d;
   d.equal = false;

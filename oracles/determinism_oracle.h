@@ -1,7 +1,7 @@
 // Bit-for-bit comparison of two runs on the same inputs (and the same RNG seed). The determinism
 // oracle applies it to two runs of a compiled path; the runner applies it to two eager runs, where
 // a difference makes the case an unusable reference rather than a compiler bug.
-// Test: tests/oracles/determinism_oracle_test.cpp.
+// Test: tests/oracles/pattern_oracles_test.cpp, tests/oracles/runner_test.cpp.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -25,7 +25,9 @@ struct BitwiseDiff {
   std::string summary() const;
 };
 
-/// Compares bits, so NaN equals the same NaN and -0 differs from +0. Any layout and device.
+/// Compares bits, so -0 differs from +0, except that every NaN equals every NaN: a NaN's sign and
+/// payload carry no value, and kernels legitimately produce either from one input (a vectorized
+/// loop body and its scalar tail, chosen by the allocation's alignment). Any layout and device.
 BitwiseDiff bitwise_compare(const at::Tensor& a, const at::Tensor& b);
 
 /// `first` and `second` are the same path's results for one output on the same inputs.

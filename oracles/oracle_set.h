@@ -1,7 +1,7 @@
 // Which oracles judge a check (`check.oracle`): every oracle that applies when the list is empty,
 // else those listed. Whether one applies to a given output (fp64 and nan_inf only to floating
 // outputs, determinism only to compiled paths, drift only with check.iterations) is decided where
-// it runs; this is the user's selection. Test: tests/oracles/oracle_set_test.cpp.
+// it runs; this is the user's selection. Test: tests/oracles/stateful_oracles_test.cpp.
 #pragma once
 
 #include <string>

@@ -3,7 +3,7 @@
 // then tolerance; when the tolerance fails, fp64 decides whether the difference is rounding, and a
 // fp64 pass overrules the tolerance failure. The fp64 reference is produced lazily, so it costs
 // nothing for outputs within tolerance. Determinism, drift and dropout verdicts are the runner's,
-// since they need other runs. Test: tests/oracles/output_judge_test.cpp.
+// since they need other runs. Test: tests/oracles/fp64_oracle_test.cpp.
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -6,9 +6,12 @@ GBCHECK_PACKAGES=(cmake ninja-build ccache g++ libtorch-dev librapidcheck-dev li
                   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev
                   python3)
 
+# clang (with libFuzzer) only when fuzzing the loader is asked for: ci/fuzz_loader.sh sets
+# GBCHECK_WITH_LIBFUZZER=1.
 gbcheck_missing_packages() {
-  local missing=() p
-  for p in "${GBCHECK_PACKAGES[@]}"; do
+  local missing=() p packages=("${GBCHECK_PACKAGES[@]}")
+  [ -n "${GBCHECK_WITH_LIBFUZZER:-}" ] && packages+=(clang)
+  for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   echo "${missing[@]}"

@@ -34,7 +34,8 @@ struct BackendStats {
   int fallbacks = 0;      // compiled code that ended up running eagerly
   int fusion_groups = 0;  // fused kernels formed
   int extern_calls = 0;   // ATen calls inside compiled graphs (matmul, conv2d, ...)
-  int recompiles = 0;
+  int compiles = 0;       // specializations compiled: each graph's first compile plus its recompiles
+  int recompiles = 0;     // compiles after the first of a graph, because a guard failed
   double compile_ms = 0;  // total time spent compiling
   std::vector<CompileEvent> events;
 
@@ -55,7 +56,7 @@ struct BackendOptions {
   std::vector<std::string> disabled_passes;
   std::string cache_dir;      // "" = default_cache_dir()
   bool use_cache = true;
-  std::string inject_fault;   // testing aid, see docs/fault-injection.md
+  std::string inject_fault;   // testing aid (compiler/kernel/fault_injection.h, docs/debugging.md); "" = none
   std::ostream* print_sink = nullptr;  // where the model's print nodes write
 };
 

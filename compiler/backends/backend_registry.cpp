@@ -4,6 +4,7 @@
 #include "compiler/backends/decomp_backend.h"
 #include "compiler/backends/eager_backend.h"
 #include "compiler/backends/gbc_backend.h"
+#include "compiler/backends/gbc_cudagraphs_backend.h"
 #include "compiler/backends/gbc_interp_backend.h"
 #include "compiler/backends/nnc_backend.h"
 #include "compiler/backends/trace_backend.h"
@@ -25,6 +26,8 @@ const std::vector<BackendInfo>& backend_registry() {
                  &make_gbc_interp_backend, /*compiled=*/true});
     r.push_back({"gbc", "gbc fully compiled: fused kernels as native code (C++ per graph, host compiler, dlopen)",
                  &make_gbc_backend, /*compiled=*/true});
+    r.push_back({"gbc-cudagraphs", "gbc on CUDA with its kernel launches captured once into a CUDA graph and replayed "
+                 "(static shapes, device cuda only)", &make_gbc_cudagraphs_backend, /*compiled=*/true});
     return r;
   }();
   return registry;

@@ -6,6 +6,7 @@
 
 #include "compiler/codegen/cpu_codegen.h"
 #include "compiler/codegen/cpu_compiler.h"
+#include "compiler/runtime/cuda_kernel_runner.h"
 #include "compiler/runtime/graph_runtime.h"
 #include "compiler/runtime/kernel_region.h"
 #include "compiler/support/log.h"
@@ -35,7 +36,7 @@ NativeModule compile_module(const std::vector<kir::Kernel>& kernels, const std::
   codegen::CpuCompileResult r = codegen::compile_cpu(source, names, options);
   NativeModule m;
   m.ok = r.ok;
-  m.functions = r.kernels;
+  m.functions.assign(r.kernels.begin(), r.kernels.end());
   m.compile_ms = r.compile_ms;
   if (!r.ok) {
     m.error = first_error_line(r.log);
@@ -49,18 +50,28 @@ NativeModule compile_module(const std::vector<kir::Kernel>& kernels, const std::
 
 class CpuRegionCompiler : public RegionCompiler {
  public:
+  explicit CpuRegionCompiler(std::vector<std::string> extra_cxx_flags) : extra_cxx_flags_(std::move(extra_cxx_flags)) {}
+
   std::unique_ptr<RegionExecutable> compile(const Graph& region, CompileContext& ctx) override {
+    if (ctx.options.device == "cuda") return make_kernel_region(region, ctx, cuda_kernel_region_options(ctx));
     codegen::CpuCompileOptions copt;
+    copt.extra_flags = extra_cxx_flags_;
     copt.cache_dir = ctx.options.cache_dir.empty() ? "" : ctx.options.cache_dir + "/cpu";
     copt.use_cache = ctx.options.use_cache;
     KernelRegionOptions o;
     o.label = ctx.label;
     o.num_threads = gbc_kernel_threads();
+    // Native code from the first call on: a first call in the interpreter could differ from later
+    // ones in the last bit (e.g. 0 vs -0), which the determinism oracle rightly calls a bug.
+    o.compile_before_launch = true;
     o.native = [copt](const std::vector<kir::Kernel>& kernels, const std::string& module) {
       return compile_module(kernels, module, copt);
     };
     return make_kernel_region(region, ctx, o);
   }
+
+ private:
+  std::vector<std::string> extra_cxx_flags_;
 };
 
 }  // namespace
@@ -74,8 +85,10 @@ int gbc_kernel_threads() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
-std::unique_ptr<Backend> make_gbc_backend() {
-  return std::make_unique<GraphRuntime>("gbc", std::make_unique<CpuRegionCompiler>());
+std::unique_ptr<Backend> make_gbc_backend() { return make_gbc_backend_with_cxx_flags({}); }
+
+std::unique_ptr<Backend> make_gbc_backend_with_cxx_flags(std::vector<std::string> extra_cxx_flags) {
+  return std::make_unique<GraphRuntime>("gbc", std::make_unique<CpuRegionCompiler>(std::move(extra_cxx_flags)));
 }
 
 }  // namespace gbc

@@ -5,17 +5,25 @@
 // kernels in the interpreter while their layouts are recorded; the module is built right after,
 // and later calls run native code on up to $GBCHECK_THREADS threads (default: every core). A
 // module that does not compile is a fallback (FB001, with the compiler's first error line; the full
-// output on --log kernels) and its kernels' nodes run on ATen. Reports what gbc-interp reports;
-// compile_ms includes the C++ compiler. Tests: tests/runtime/backends_test.cpp.
+// output on --log kernels) and its kernels stay in the interpreter. Reports what gbc-interp reports;
+// compile_ms includes the C++ compiler. With device cuda the kernels are CUDA C++ compiled by NVRTC
+// before their first launch instead (compiler/runtime/cuda_kernel_runner.h).
+// Tests: tests/runtime/backends_test.cpp (FB001 included), tests/backends/gbc_cuda_test.cpp (GPU).
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "compiler/backends/backend.h"
 
 namespace gbc {
 
 std::unique_ptr<Backend> make_gbc_backend();
+
+/// gbc with flags appended to the host compiler's (cpu_compile_flags; part of the cache key). The
+/// seam tests use to make every module fail to compile with a flag the compiler rejects (FB001).
+std::unique_ptr<Backend> make_gbc_backend_with_cxx_flags(std::vector<std::string> extra_cxx_flags);
 
 /// The thread budget gbc passes its native kernels: $GBCHECK_THREADS, else every core.
 int gbc_kernel_threads();

@@ -404,6 +404,7 @@ class NncBackend : public Backend {
       forward_ = &unit->get_function("forward");
       unit_ = std::move(unit);
       stats_.graphs = 1;
+      stats_.compiles = 1;
     } catch (const std::exception& e) {
       ScriptError err = describe(e);
       record_script_failure("FB104", "TorchScript rejected the emitted source: " + err.message,
@@ -509,6 +510,7 @@ class NncBackend : public Backend {
     if (trace.fused_fallback_depth > specializations_) {
       // Each nesting level of fallback functions is one more specialization the executor compiled.
       specializations_ = trace.fused_fallback_depth;
+      stats_.compiles = specializations_ + 1;
       CompileEvent ev;
       ev.kind = CompileEvent::Kind::Recompile;
       ev.code = "RC101";

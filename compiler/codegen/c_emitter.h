@@ -64,6 +64,9 @@ class Scope {
   void line(const std::string& text);
   /// Appends text as is (a nested block already indented).
   void append(const std::string& text) { code_ += text; }
+  /// Declares e already computed here as the C expression `name` (a value kept in a row cache):
+  /// CEmitter::value then returns name instead of computing e again.
+  void bind(const kir::Expr* e, std::string name) { names_[e] = std::move(name); }
   const std::string& code() const { return code_; }
   int depth() const { return depth_; }
   const std::string& indent() const { return indent_; }

@@ -4,24 +4,36 @@
 
 #include "compiler/codegen/c_emitter.h"
 #include "compiler/codegen/embedded_sources.h"
+#include "compiler/codegen/translation_unit.h"
 #include "compiler/ir/diagnostics.h"
 
 namespace gbc::codegen {
 namespace {
 
-std::string as_comment(const std::string& text) {
-  std::string out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    out += "// " + text.substr(start, end - start) + "\n";
-    start = end + 1;
-  }
-  return out;
+std::string offsets_array(int buffer) { return "off" + std::to_string(buffer); }
+
+// Ops whose float evaluation costs many times a load from L1: a value made of them is worth
+// computing once per element and keeping for a later pass over the row.
+bool costly(const kir::Expr& e) {
+  static const std::set<std::string> ops = {"exp",  "log",       "log1p", "expm1", "tanh", "sigmoid", "erf",
+                                            "gelu", "gelu_tanh", "silu",  "sin",   "cos",  "pow"};
+  if (e.kind == kir::ExprKind::Op && ops.count(e.op)) return true;
+  for (const kir::ExprPtr& a : e.args)
+    if (costly(*a)) return true;
+  return false;
 }
 
-std::string offsets_array(int buffer) { return "off" + std::to_string(buffer); }
+void collect(const kir::ExprPtr& e, std::set<const kir::Expr*>& out) {
+  if (!out.insert(e.get()).second) return;
+  for (const kir::ExprPtr& a : e->args) collect(a, out);
+}
+
+// A value computed in one stage's pass and read again by later passes from a per-thread row.
+struct RowCacheEntry {
+  kir::ExprPtr value;
+  size_t stage = 0;   // the pass that computes and stores it
+  std::string array;  // the row's C name
+};
 
 // Writes the C++ of one kernel (see cpu_codegen.h for the loop shapes).
 class CpuKernelWriter {
@@ -33,6 +45,7 @@ class CpuKernelWriter {
       if (buf.index == kir::IndexKind::Strided && (!reduction || buf.level == kir::Level::Full))
         blocked_.push_back(static_cast<int>(b));
     }
+    if (reduction && k_.fault == InjectedFault::None) plan_row_cache();
   }
 
   std::string write() {
@@ -82,30 +95,20 @@ class CpuKernelWriter {
       out += "    #pragma omp simd\n    for (int64_t k = 0; k < m; ++k) {\n" + body.code() + "    }\n  }\n";
     }
     out += "}\n\n";
-    out += "extern \"C\" void " + name + "(const GbcKernelArgs* a) {\n";
-    out += "  const int64_t n = a->numel;\n";
-    out += "  const int threads = gbc_cpu_threads(n, n, a->num_threads);\n";
-    out += "  if (threads <= 1) {\n    " + name + "_range(a, 0, n);\n    return;\n  }\n";
-    out += "  const int64_t chunk = gbc_cpu_chunk(n, threads);\n";
-    out += "  #pragma omp parallel for num_threads(threads) schedule(static, 1)\n";
-    out += "  for (int t = 0; t < threads; ++t) {\n";
-    out += "    const int64_t begin = t * chunk, end = gbc_min_i64(n, begin + chunk);\n";
-    out += "    if (begin < end) " + name + "_range(a, begin, end);\n";
-    out += "  }\n}\n";
-    return out;
+    return out + entry("  const int64_t n = a->numel;\n", "n", "n", "gbc_cpu_chunk(n, threads)", name + "_range");
   }
 
   // `for` over the row in blocks of GBC_BLOCK (m elements each, offsets filled), around `body`.
-  std::string row_blocks(const std::string& indent, const std::string& body) const {
-    std::string out = indent + "for (int64_t r0 = 0; r0 < inner; r0 += GBC_BLOCK) {\n";
-    out += indent + "  const int64_t m = gbc_min_i64(GBC_BLOCK, inner - r0);\n";
+  std::string row_blocks(const std::string& indent, const std::string& body, const std::string& inner = "inner") const {
+    std::string out = indent + "for (int64_t r0 = 0; r0 < " + inner + "; r0 += GBC_BLOCK) {\n";
+    out += indent + "  const int64_t m = gbc_min_i64(GBC_BLOCK, " + inner + " - r0);\n";
     out += fill_offsets(indent + "  ", "o * inner + r0");
     return out + body + indent + "}\n";
   }
 
   // One stage: the lanes fold r (vectorized over whole groups of GBC_LANES, then the rest of the
   // row into the first lanes), then the lanes fold in order into s<k>.
-  void stage(size_t index, Scope& row) {
+  void stage(size_t index, Scope& row, bool cached) {
     const kir::Stage& st = k_.stages[index];
     GBC_INTERNAL_ASSERT(st.value && st.value->dtype == st.acc_dtype,
                         "codegen: stage " + std::to_string(index) + " of " + k_.name + " folds a value of another dtype");
@@ -133,23 +136,31 @@ class CpuKernelWriter {
         body.line("const bool " + take + " = gbc_argmax_better(" + v + ", " + slot + ");");
         body.line(slot + " = " + take + " ? " + v + " : " + slot + ";");
         body.line("acci" + k + "[" + lane + "] = " + take + " ? r : acci" + k + "[" + lane + "];");
+      } else if (k_.fault == InjectedFault::Fp16Accum && st.combine == kir::Combine::Sum && is_floating(st.acc_dtype)) {
+        // The injected fp16-accum bug: the running sum is kept in float16 precision.
+        body.line(slot + " = (" + type + ")gbc_round_float16((float)gbc_add(" + slot + ", " + v + "));");
       } else {
         body.line(slot + " = " + combine_function(st.combine) + "(" + slot + ", " + v + ");");
       }
     };
     Scope vec(Scope::Element, in + "      ", element_indexing(true), &row);
     vec.line("const int64_t k = k0 + l, r = r0 + k;");
+    if (cached) use_row_cache(index, vec);
     fold(vec, "l");
+    if (cached) fill_row_cache(index, vec);
     Scope tail(Scope::Element, in + "    ", element_indexing(true), &row);
     tail.line("const int64_t r = r0 + k;");
+    if (cached) use_row_cache(index, tail);
     fold(tail, "k - mv");
+    if (cached) fill_row_cache(index, tail);
 
     std::string body = in + "  const int64_t mv = m / GBC_LANES * GBC_LANES;\n";
     body += in + "  for (int64_t k0 = 0; k0 < mv; k0 += GBC_LANES) {\n";
     body += in + "    #pragma omp simd\n" + in + "    for (int l = 0; l < GBC_LANES; ++l) {\n" + vec.code() + in + "    }\n";
     body += in + "  }\n";
     body += in + "  for (int64_t k = mv; k < m; ++k) {\n" + tail.code() + in + "  }\n";
-    row.append(row_blocks(in, body));
+    // The injected reduce-bound bug folds one element less than the row has.
+    row.append(row_blocks(in, body, k_.fault == InjectedFault::ReduceBound ? "(inner > 0 ? inner - 1 : 0)" : "inner"));
 
     if (argmax) {
       row.line(type + " best" + k + " = " + acc + "[0];");
@@ -161,12 +172,60 @@ class CpuKernelWriter {
     }
   }
 
-  std::string reduction() {
+  // Which costly values of a stage's pass later passes read again (softmax's exp(x - max) in the
+  // sum and in the store): those are kept in rows of the thread's scratch memory instead of being
+  // computed twice. Only the outermost such value of each expression is kept.
+  void plan_row_cache() {
+    for (size_t k = 0; k < k_.stages.size(); ++k) {
+      std::set<const kir::Expr*> later;
+      for (size_t j = k + 1; j < k_.stages.size(); ++j) collect(k_.stages[j].value, later);
+      for (const kir::Store& st : k_.stores)
+        if (k_.buffers.at(static_cast<size_t>(st.buffer)).level == kir::Level::Full) collect(st.value, later);
+      std::vector<kir::ExprPtr> todo = {k_.stages[k].value};
+      while (!todo.empty()) {
+        kir::ExprPtr e = todo.back();
+        todo.pop_back();
+        if (e->kind != kir::ExprKind::Op && e->kind != kir::ExprKind::Cast) continue;
+        if (em_.depth(e) < Scope::Element || row_cached(e.get())) continue;
+        if (later.count(e.get()) && costly(*e)) {
+          row_cache_.push_back({e, k, "rc" + std::to_string(row_cache_.size())});
+          continue;
+        }
+        todo.insert(todo.end(), e->args.begin(), e->args.end());
+      }
+    }
+  }
+  bool row_cached(const kir::Expr* e) const {
+    for (const RowCacheEntry& c : row_cache_)
+      if (c.value.get() == e) return true;
+    return false;
+  }
+  // Names the values earlier passes kept as their rows' elements r.
+  void use_row_cache(size_t pass, Scope& body) const {
+    for (const RowCacheEntry& c : row_cache_)
+      if (c.stage < pass) body.bind(c.value.get(), c.array + "[r]");
+  }
+  void fill_row_cache(size_t stage, Scope& body) {
+    for (const RowCacheEntry& c : row_cache_)
+      if (c.stage == stage) body.line(c.array + "[r] = " + em_.value(c.value, body) + ";");
+  }
+  // Bytes of scratch per element of a row.
+  size_t row_cache_bytes() const {
+    size_t bytes = 0;
+    for (const RowCacheEntry& c : row_cache_) bytes += static_cast<size_t>(dtype_size(c.value->dtype));
+    return bytes;
+  }
+
+  // `static void fn(a, o_begin, o_end)`: rows [o_begin, o_end), each stage a pass over the row,
+  // then the full-level stores' pass and the per-row stores. `cached`: with the row cache, whose
+  // rows are carved from one allocation per call (64-byte aligned each); without memory for it,
+  // the plain function runs instead.
+  std::string rows_function(const std::string& fn, bool cached) {
     Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
     Indexing row_ix;
     row_ix.reduction = true;
     Scope row(Scope::Row, "    ", row_ix, &kernel_scope);
-    for (size_t s = 0; s < k_.stages.size(); ++s) stage(s, row);
+    for (size_t s = 0; s < k_.stages.size(); ++s) stage(s, row, cached);
 
     std::vector<const kir::Store*> full, per_row;
     for (const kir::Store& s : k_.stores)
@@ -174,32 +233,91 @@ class CpuKernelWriter {
     if (!full.empty()) {
       Scope body(Scope::Element, "        ", element_indexing(true), &row);
       body.line("const int64_t r = r0 + k;");
+      if (cached) use_row_cache(k_.stages.size(), body);
       for (const kir::Store* s : full) em_.store(*s, body);
       row.append(row_blocks("    ", "      #pragma omp simd\n      for (int64_t k = 0; k < m; ++k) {\n" + body.code() + "      }\n"));
     }
     for (const kir::Store* s : per_row) em_.store(*s, row);
 
-    const std::string& name = k_.name;
-    std::string out = "static void " + name + "_rows(const GbcKernelArgs* a, int64_t o_begin, int64_t o_end) {\n";
+    std::string out = "static void " + fn + "(const GbcKernelArgs* a, int64_t o_begin, int64_t o_end) {\n";
     out += "  const int64_t inner = a->inner;\n";
     out += em_.buffer_locals("  ") + em_.scalar_locals("  ") + offset_arrays("  ") + kernel_scope.code();
-    out += "  for (int64_t o = o_begin; o < o_end; ++o) {\n" + row.code() + "  }\n}\n\n";
-    out += "extern \"C\" void " + name + "(const GbcKernelArgs* a) {\n";
-    out += "  const int64_t outer = a->outer;\n";
-    out += "  const int threads = gbc_cpu_threads(outer * a->inner, outer, a->num_threads);\n";
-    out += "  if (threads <= 1) {\n    " + name + "_rows(a, 0, outer);\n    return;\n  }\n";
-    out += "  const int64_t chunk = (outer + threads - 1) / threads;\n";
+    if (cached) {
+      out += "  char* const gbc_rows = (char*)std::malloc((size_t)inner * " + std::to_string(row_cache_bytes()) + " + " +
+             std::to_string(64 * (row_cache_.size() + 1)) + ");\n";
+      out += "  if (!gbc_rows) {\n    " + k_.name + "_rows(a, o_begin, o_end);\n    return;\n  }\n";
+      out += "  char* gbc_next_row = gbc_rows + (64 - (uintptr_t)gbc_rows % 64) % 64;\n";
+      for (const RowCacheEntry& c : row_cache_) {
+        const std::string type = c_type(c.value->dtype);
+        out += "  " + type + "* __restrict__ " + c.array + " = (" + type + "*)gbc_next_row;\n";
+        out += "  gbc_next_row += (inner * (int64_t)sizeof(" + type + ") + 63) / 64 * 64;\n";
+      }
+    }
+    out += "  for (int64_t o = o_begin; o < o_end; ++o) {\n" + row.code() + "  }\n";
+    if (cached) out += "  std::free(gbc_rows);\n";
+    return out + "}\n\n";
+  }
+
+  std::string reduction() {
+    const std::string& name = k_.name;
+    std::string out = rows_function(name + "_rows", false);
+    std::string setup = "  const int64_t outer = a->outer;\n";
+    if (row_cache_.empty()) {
+      setup += "  void (*const rows)(const GbcKernelArgs*, int64_t, int64_t) = " + name + "_rows;\n";
+    } else {
+      out += rows_function(name + "_rows_cached", true);
+      setup += "  void (*const rows)(const GbcKernelArgs*, int64_t, int64_t) =\n";
+      setup += "      a->inner <= GBC_ROW_CACHE_BYTES / " + std::to_string(row_cache_bytes()) + " ? " + name + "_rows_cached : " +
+               name + "_rows;\n";
+    }
+    return out + entry(setup, "outer", "outer * a->inner", "(outer + threads - 1) / threads", "rows");
+  }
+
+  // The exported function: `range(a, begin, end)` over [0, count) on the calling thread, or in
+  // chunks over OpenMP threads when `work` elements are worth it (gbc_cpu_threads). `work` is also
+  // the element count of Contiguous full-level outputs, whose large ones get huge pages before
+  // anything touches them (gbc_advise_huge_pages).
+  std::string entry(const std::string& setup, const std::string& count, const std::string& work, const std::string& chunk,
+                    const std::string& range) const {
+    std::string out = "extern \"C\" void " + k_.name + "(const GbcKernelArgs* a) {\n";
+    out += injected_crash();
+    out += setup;
+    for (size_t b = 0; b < k_.buffers.size(); ++b) {
+      const kir::Buffer& buf = k_.buffers[b];
+      if (!buf.is_output || buf.index != kir::IndexKind::Contiguous || buf.level != kir::Level::Full) continue;
+      out += "  gbc_advise_huge_pages(a->buffers[" + std::to_string(b) + "].data, (" + work + ") * " +
+             std::to_string(dtype_size(buf.dtype)) + ");\n";
+    }
+    out += "  const int threads = gbc_cpu_threads(" + work + ", " + count + ", a->num_threads);\n";
+    out += "  if (threads <= 1) {\n    " + range + "(a, 0, " + count + ");\n    return;\n  }\n";
+    out += "  const int64_t chunk = " + chunk + ";\n";
     out += "  #pragma omp parallel for num_threads(threads) schedule(static, 1)\n";
     out += "  for (int t = 0; t < threads; ++t) {\n";
-    out += "    const int64_t begin = t * chunk, end = gbc_min_i64(outer, begin + chunk);\n";
-    out += "    if (begin < end) " + name + "_rows(a, begin, end);\n";
+    out += "    const int64_t begin = t * chunk, end = gbc_min_i64(" + count + ", begin + chunk);\n";
+    out += "    if (begin < end) " + range + "(a, begin, end);\n";
     out += "  }\n}\n";
     return out;
+  }
+
+  // The injected crash bug: kernels computing kCrashFaultOp write through a null pointer first.
+  std::string injected_crash() const {
+    if (k_.fault != InjectedFault::Crash) return "";
+    std::vector<const kir::Expr*> todo;
+    for (const kir::ExprPtr& e : k_.node_values) todo.push_back(e.get());
+    while (!todo.empty()) {
+      const kir::Expr* e = todo.back();
+      todo.pop_back();
+      if (e->kind == kir::ExprKind::Op && e->op == kCrashFaultOp)
+        return "  { int* volatile gbc_null = nullptr; *gbc_null = 1; }  // injected fault: crash\n";
+      for (const kir::ExprPtr& a : e->args) todo.push_back(a.get());
+    }
+    return "";
   }
 
   const kir::Kernel& k_;
   CEmitter em_;
   std::vector<int> blocked_;  // Strided buffers indexed per element
+  std::vector<RowCacheEntry> row_cache_;
 };
 
 }  // namespace
@@ -207,19 +325,11 @@ class CpuKernelWriter {
 std::string generate_cpu_kernel(const kir::Kernel& kernel) { return CpuKernelWriter(kernel).write(); }
 
 std::string generate_cpu_source(const std::vector<kir::Kernel>& kernels, const std::string& graph_name) {
-  std::string graph = graph_name;
-  for (char& c : graph)
-    if (c == '\n' || c == '\r') c = ' ';
-  std::string out = "// gbcheck: CPU kernels of graph '" + graph + "' (generated by compiler/codegen/cpu_codegen.cpp)\n";
-  out += kernel_abi_h_source();
-  out += kernel_prelude_h_source();
-  out += kernel_support_h_source();
-  std::set<std::string> names;
-  for (const kir::Kernel& k : kernels) {
-    GBC_INTERNAL_ASSERT(names.insert(k.name).second, "codegen: two kernels named " + k.name + " in graph " + graph);
-    out += "\n" + generate_cpu_kernel(k);
-  }
-  return out;
+  const TranslationUnitParts parts{"CPU kernels",
+                                   "compiler/codegen/cpu_codegen.cpp",
+                                   {kernel_abi_h_source(), kernel_prelude_h_source(), kernel_support_h_source()},
+                                   generate_cpu_kernel};
+  return assemble_translation_unit(parts, kernels, graph_name);
 }
 
 }  // namespace gbc::codegen

@@ -10,8 +10,14 @@
 //   over r; per-row stores follow the stages. Float sums therefore associate differently from the
 //   interpreter's strictly sequential fold (the results agree to rounding; other combines are
 //   exact), and identically on every machine.
+//   A costly value (an exp, a tanh, ...) that one stage's pass computes and a later pass reads
+//   again, like softmax's exp(x - max) in the sum and the store, is computed once per element and
+//   kept in a per-thread row of scratch memory, for rows of up to GBC_ROW_CACHE_BYTES of kept
+//   values; longer rows compute it again (each kernel has both row functions).
 // - Work above GBC_PARALLEL_MIN_WORK elements is split over OpenMP threads (elements or rows),
 //   never more than GbcKernelArgs::num_threads.
+// - Large contiguous outputs are advised onto transparent huge pages before the first touch
+//   (gbc_advise_huge_pages): fresh outputs otherwise cost one page fault per 4 KiB.
 // Outputs may share memory with inputs only element for element (an in-place op).
 // Tests: tests/codegen/cpu_codegen_test.cpp.
 #pragma once

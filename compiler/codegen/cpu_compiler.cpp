@@ -267,10 +267,14 @@ CpuCompileResult compile_cpu(const std::string& source, const std::vector<std::s
   return result;
 }
 
-CacheClearResult clear_cache(const std::string& dir) {
-  CacheClearResult result;
+namespace {
+
+// The cache entries in dir (content-hash names, with or without an extension, and leftovers of
+// interrupted writes), each with its size; other files are not the cache's.
+std::vector<std::pair<fs::path, uint64_t>> cache_entries(const std::string& dir) {
+  std::vector<std::pair<fs::path, uint64_t>> found;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return result;
+  if (!fs::is_directory(dir, ec)) return found;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     if (!is_hex_key(name)) continue;
@@ -285,8 +289,28 @@ CacheClearResult clear_cache(const std::string& dir) {
     } else {
       bytes = e.file_size(ec);
     }
-    if (fs::remove_all(e.path(), ec) > 0 && !ec) {
-      result.removed.push_back(e.path().string());
+    found.emplace_back(e.path(), bytes);
+  }
+  return found;
+}
+
+}  // namespace
+
+CacheContents inspect_cache(const std::string& dir) {
+  CacheContents result;
+  for (const auto& [path, bytes] : cache_entries(dir)) {
+    result.entries.push_back(path.string());
+    result.bytes += bytes;
+  }
+  return result;
+}
+
+CacheClearResult clear_cache(const std::string& dir) {
+  CacheClearResult result;
+  std::error_code ec;
+  for (const auto& [path, bytes] : cache_entries(dir)) {
+    if (fs::remove_all(path, ec) > 0 && !ec) {
+      result.removed.push_back(path.string());
       result.bytes += bytes;
     }
   }

@@ -78,4 +78,11 @@ struct CacheClearResult {
 /// nothing. Works on the CPU and the CUDA (ModuleCache) folders alike.
 CacheClearResult clear_cache(const std::string& dir);
 
+struct CacheContents {
+  std::vector<std::string> entries;  // paths, in directory order
+  uint64_t bytes = 0;
+};
+/// What clear_cache(dir) would remove, and its size on disk (`gbcheck cache info`).
+CacheContents inspect_cache(const std::string& dir);
+
 }  // namespace gbc::codegen

@@ -59,7 +59,8 @@ struct CudaPtx {
   bool cache_hit = false;
 };
 /// Compiles a graph's source (generate_cuda_source) to PTX for compute capability arch (80, 90,
-/// ...) with NvrtcCompiler, through the on-disk ModuleCache unless use_cache is false.
-CudaPtx compile_cuda_ptx(const std::string& source, int arch, bool use_cache = true);
+/// ...) with NvrtcCompiler, through the on-disk ModuleCache unless use_cache is false; its folder is
+/// cache_dir, or ModuleCache::default_dir() when empty.
+CudaPtx compile_cuda_ptx(const std::string& source, int arch, bool use_cache = true, const std::string& cache_dir = "");
 
 }  // namespace gbc::codegen

@@ -35,7 +35,11 @@ template <typename T> GBC_FN void gbc_argmax_merge(T& v, int64_t& i, T v2, int64
 }
 
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
-/* ---- CPU: OpenMP work split and strided offset blocks ---- */
+/* ---- CPU: OpenMP work split, row caches, huge pages and strided offset blocks ---- */
+#include <cstdlib>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* Reductions fold each row into GBC_LANES accumulators (element r into lane r % GBC_LANES) that
  * vectorize, then fold the lanes in order: a fixed order, so results do not depend on the
@@ -48,8 +52,33 @@ template <typename T> GBC_FN void gbc_argmax_merge(T& v, int64_t& i, T v2, int64
  * GBC_WORK_PER_THREAD (a parallel region costs a few microseconds). */
 #define GBC_PARALLEL_MIN_WORK 32768
 #define GBC_WORK_PER_THREAD 16384
+/* Reductions keep a costly value one pass computes and a later pass reads (softmax's
+ * exp(x - max)) in a per-thread row of scratch memory when rows take at most this many bytes of
+ * it (they stay in L2); longer rows compute the value again. */
+#define GBC_ROW_CACHE_BYTES (1 << 20)
 
 GBC_FN int64_t gbc_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Outputs of at least this many bytes are backed by transparent huge pages where the system
+ * leaves them to madvise (the default): a fresh output is typically a new mapping, and first
+ * touching it page by page costs more than the kernel's arithmetic (16384 faults for 64 MiB, each
+ * a few microseconds; one per 2 MiB instead). */
+#define GBC_HUGE_PAGE_BYTES (2 << 20)
+#define GBC_HUGE_PAGE_MIN_BYTES (4 << 20)
+
+/* Asks for huge pages on the whole 2 MiB blocks inside [p, p + bytes) (advice only: memory that
+ * is already touched or a kernel that refuses keep their pages, and results are the same). */
+GBC_FN void gbc_advise_huge_pages(void* p, int64_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes < GBC_HUGE_PAGE_MIN_BYTES) return;
+  const uintptr_t mask = (uintptr_t)GBC_HUGE_PAGE_BYTES - 1;
+  const uintptr_t begin = ((uintptr_t)p + mask) & ~mask, end = ((uintptr_t)p + (uintptr_t)bytes) & ~mask;
+  if (end > begin) madvise((void*)begin, end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
 
 /* Threads for `work` elements made of `units` independent parts (elements, rows), at most `budget`. */
 GBC_FN int gbc_cpu_threads(int64_t work, int64_t units, int32_t budget) {
@@ -67,8 +96,10 @@ GBC_FN int64_t gbc_cpu_chunk(int64_t count, int parts) {
   return (chunk + 63) / 64 * 64;
 }
 
-/* out[k] = offset of element first + k of a Strided buffer, for k < count: one unflatten, then the
- * multi-index steps with carries (no divisions). */
+/* out[k] = offset of element first + k of a Strided buffer, for k < count (first + count is at
+ * most the buffer's element count): one unflatten, then runs along the innermost dim (a fill that
+ * vectorizes: broadcast channels of a [N, C, H, W] batch norm are runs of H * W equal offsets),
+ * with carries into the outer dims between runs (no divisions). */
 GBC_FN void gbc_strided_offsets(const GbcBufferArg* b, int rank, int64_t first, int64_t count, int64_t* out) {
   if (rank == 0) {
     for (int64_t k = 0; k < count; ++k) out[k] = 0;
@@ -81,11 +112,15 @@ GBC_FN void gbc_strided_offsets(const GbcBufferArg* b, int rank, int64_t first, 
     first /= b->sizes[d];
     off += idx[d] * b->strides[d];
   }
-  for (int64_t k = 0; k < count; ++k) {
-    out[k] = off;
-    int d = rank - 1;
-    ++idx[d];
-    off += b->strides[d];
+  const int last = rank - 1;
+  const int64_t stride = b->strides[last];
+  for (int64_t k = 0; k < count;) {
+    const int64_t run = gbc_min_i64(count - k, b->sizes[last] - idx[last]);
+    for (int64_t j = 0; j < run; ++j) out[k + j] = off + j * stride;
+    k += run;
+    off += run * stride;
+    idx[last] += run;
+    int d = last;
     while (idx[d] == b->sizes[d] && d > 0) {
       off -= b->strides[d] * b->sizes[d];
       idx[d] = 0;

@@ -349,6 +349,13 @@ void exec_fold(const Instr& in, Frame& f, int64_t n) {
   T acc = f.acc.get<T>();
   switch (in.combine) {
     case kir::Combine::Sum:
+      if constexpr (std::is_floating_point_v<T>) {
+        if (f.kernel->fault == InjectedFault::Fp16Accum) {
+          // The injected fp16-accum bug: the running sum is kept in float16 precision.
+          for (int64_t k = 0; k < n; ++k) acc = static_cast<T>(gbc_round_float16(static_cast<float>(gbc_add(acc, v[k]))));
+          break;
+        }
+      }
       for (int64_t k = 0; k < n; ++k) acc = gbc_add(acc, v[k]);
       break;
     case kir::Combine::Prod:
@@ -703,13 +710,15 @@ void interpret_kernel(const kir::Kernel& kernel, const GbcKernelArgs& args, cons
   std::unique_ptr<unsigned char[]> regs(new unsigned char[static_cast<size_t>(std::max(num_regs, 1)) * kChunk * kSlotBytes]);
   f.regs = regs.get();
   f.stages.resize(kernel.stages.size());
+  // The injected reduce-bound bug folds one element less than the row has.
+  const int64_t stage_inner = kernel.fault == InjectedFault::ReduceBound ? std::max<int64_t>(args.inner - 1, 0) : args.inner;
   for (int64_t o = 0; o < args.outer; ++o) {
     f.o = o;
     for (size_t s = 0; s < stages.size(); ++s) {
       const kir::Stage& stage = kernel.stages[s];
       f.acc = identity(stage.combine, stage.acc_dtype);
       f.acc_index = 0;
-      run_chunks(stages[s], f, args.inner);
+      run_chunks(stages[s], f, stage_inner);
       if (stage.combine == kir::Combine::ArgMax) f.stages[s].set<int64_t>(f.acc_index);
       else f.stages[s] = f.acc;
     }

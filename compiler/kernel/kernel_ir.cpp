@@ -168,6 +168,7 @@ int Kernel::num_inputs() const {
 std::string print_kernel(const Kernel& kernel) {
   bool reduction = kernel.kind == KernelKind::Reduction;
   std::string out = "kernel " + kernel.name + (reduction ? " reduction(o, r) {\n" : " pointwise(i) {\n");
+  if (kernel.fault != InjectedFault::None) out += "  injected fault: " + fault_name(kernel.fault) + " (--inject-fault)\n";
   for (const auto& b : kernel.buffers) {
     out += std::string(b.is_output ? "  out " : "  in  ") + b.name + ": " + std::string(dtype_name(b.dtype)) + " " +
            index_str(b) + (reduction && b.level == Level::Outer ? " per o" : "") + "\n";

@@ -33,6 +33,7 @@
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/dim.h"
 #include "compiler/ir/dtype.h"
+#include "compiler/kernel/fault_injection.h"
 
 namespace gbc::kir {
 
@@ -120,6 +121,8 @@ struct Kernel {
   std::vector<SourceLoc> node_locs;
   // Per node_names entry: the expression of that node's value (what the bisector reads).
   std::vector<ExprPtr> node_values;
+  // A deliberate bug to build this kernel with (--inject-fault, a testing aid); None in real use.
+  InjectedFault fault = InjectedFault::None;
 
   int num_inputs() const;
 };

@@ -4,6 +4,7 @@
 #include "compiler/kernel/lower.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
@@ -88,6 +89,7 @@ class Lowerer {
   LoweredKernel run(const std::string& name) {
     GBC_INTERNAL_ASSERT(!group_.nodes.empty(), "lower: empty fusion group");
     out_.kernel.name = name;
+    out_.kernel.fault = options_.fault;
     setup_iteration_space();
     for (size_t k = 0; k < group_.nodes.size(); ++k) {
       node_ = static_cast<int>(k);
@@ -294,7 +296,29 @@ class Lowerer {
       return op(name, DType::Bool, {as(ops[0], common), as(ops[1], common)});
     // Arithmetic computes in the result type (true division of integers in float32: `out`).
     if (name == "pow" && ops[1].is_number()) return lower_pow_number(ops[0], ops[1].number, out);
+    if (options_.fault == InjectedFault::Const && is_floating(out) && (ops[0].is_number() || ops[1].is_number()) &&
+        (name == "add" || name == "sub" || name == "mul" || name == "div"))
+      return op(name, compute_dtype(out), {wrong_constant(ops[0], out), wrong_constant(ops[1], out)});
+    if (options_.fault == InjectedFault::NanDrop && is_floating(out) && (name == "maximum" || name == "minimum")) {
+      // A compare-and-select: when the first operand is NaN the comparison is false and it is lost.
+      ExprPtr a = as(ops[0], out), b = as(ops[1], out);
+      ExprPtr first = op(name == "maximum" ? "gt" : "lt", DType::Bool, {a, b});
+      return op("where", compute_dtype(out), {first, a, b});
+    }
     return op(name, compute_dtype(out), {as(ops[0], out), as(ops[1], out)});
+  }
+
+  // InjectedFault::Const: a number operand lowered 2^-7 of its magnitude (at least 2^-7) too large.
+  ExprPtr wrong_constant(const Operand& o, DType out) const {
+    if (!o.is_number()) return as(o, out);
+    double v = convert_number(o.number, out).f;
+    return constant(out, round_to(out, v + std::max(std::abs(v), 1.0) * 0.0078125));
+  }
+
+  // InjectedFault::NanDrop: a NaN in a max/min reduction becomes the combine's identity.
+  ExprPtr drop_nan(ExprPtr x, DType ct, double identity) const {
+    if (options_.fault != InjectedFault::NanDrop || !is_floating(ct)) return x;
+    return op("where", ct, {op("ne", DType::Bool, {x, x}), constant(ct, identity), x});
   }
 
   // pow with a number exponent takes ATen's shortcuts (PowKernel.cpp) so that results match
@@ -351,8 +375,9 @@ class Lowerer {
       ExprPtr r = add_stage(name == "sum" ? kir::Combine::Sum : kir::Combine::Prod, acc, convert(in.expr, in_dt, acc));
       return convert(r, acc, out);
     }
-    if (name == "amax") return add_stage(kir::Combine::Max, ci, in.expr);
-    if (name == "amin") return add_stage(kir::Combine::Min, ci, in.expr);
+    const double inf = std::numeric_limits<double>::infinity();
+    if (name == "amax") return add_stage(kir::Combine::Max, ci, drop_nan(in.expr, ci, -inf));
+    if (name == "amin") return add_stage(kir::Combine::Min, ci, drop_nan(in.expr, ci, inf));
     if (name == "argmax") return add_stage(kir::Combine::ArgMax, ci, in.expr);
     DType acc = float_acc(in_dt);
     ExprPtr x = convert(in.expr, in_dt, acc);

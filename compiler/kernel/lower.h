@@ -35,6 +35,7 @@ struct LoweredKernel {
 
 struct LowerOptions {
   enum class Target { Cpu, Cuda } target = Target::Cpu;
+  InjectedFault fault = InjectedFault::None;  // --inject-fault (fault_injection.h); lowering holds const and nan-drop
 };
 
 LoweredKernel lower_group(const Graph& graph, const Block& block, const FusionGroup& group,

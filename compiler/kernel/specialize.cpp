@@ -130,6 +130,14 @@ BufferLayout iteration_layout(const LoweredKernel& kernel, size_t buffer, const 
     layout.sizes.push_back(iter_sizes[static_cast<size_t>(d)]);
     layout.strides.push_back(stride_of[static_cast<size_t>(d)]);
   }
+  if (kernel.kernel.fault == InjectedFault::Broadcast) {
+    // The injected broadcast bug: every dim after the first broadcast one loses its stride too.
+    bool broadcast = false;
+    for (size_t j = 0; j < layout.sizes.size(); ++j) {
+      if (broadcast) layout.strides[j] = 0;
+      else broadcast = layout.strides[j] == 0 && layout.sizes[j] > 1;
+    }
+  }
   return layout;
 }
 

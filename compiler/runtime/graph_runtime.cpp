@@ -191,6 +191,7 @@ GraphRuntime::Entry* GraphRuntime::compile_entry(RegionState& rs, const std::vec
     report_event(stats_, e);
   }
 
+  ++stats_.compiles;
   Entry entry;
   entry.guard = make_guard(g, seg, inputs, dims, *slots_, rs.dynamic);
   GBC_LOG_CHANNEL(guards) << graph_label(seg) << " entry " << rs.entries.size() << " guards:\n" << entry.guard.str(*slots_);

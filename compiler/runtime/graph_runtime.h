@@ -9,7 +9,8 @@
 //            symbolic), until cache_size_limit entries exist, after which such calls run the
 //            region eagerly (Fallback FB002).
 // What differs between tiers is only how a region graph is compiled (region_executable.h).
-// Tests: tests/runtime/ (graph_runtime_test.cpp, backends_test.cpp).
+// Tests: tests/runtime/ (guards_test.cpp: guards, recompiles, cache_size_limit; capture_test.cpp;
+// backends_test.cpp).
 #pragma once
 
 #include <memory>

@@ -23,6 +23,7 @@ struct PlanOptions {
   std::vector<std::string> disabled_passes;  // pipeline passes, and "fuse" for the partitioner
   bool capture_scalar_outputs = false;       // an item step in a region is deliberate
   LowerOptions::Target target = LowerOptions::Target::Cpu;
+  InjectedFault fault = InjectedFault::None; // --inject-fault: the kernels are built with this bug
 };
 
 struct KernelPlan {

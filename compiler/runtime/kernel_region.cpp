@@ -10,6 +10,7 @@
 #include "compiler/kernel/specialize.h"
 #include "compiler/runtime/aten_region.h"
 #include "compiler/runtime/kernel_plan.h"
+#include "compiler/runtime/predicted_layouts.h"
 #include "compiler/runtime/runtime_events.h"
 #include "compiler/support/log.h"
 
@@ -26,7 +27,7 @@ std::string join(const std::vector<std::string>& parts) {
 struct Variant {
   std::string key;
   kir::Kernel kernel;  // specialized, named uniquely within the region
-  GbcKernelFn fn = nullptr;
+  KernelFn fn;  // empty: interpreted
 };
 
 struct KernelState {
@@ -38,7 +39,10 @@ struct KernelState {
   std::vector<int64_t> iter_sizes;             // static_sizes: the iteration sizes
   std::vector<std::vector<int64_t>> out_sizes; // static_sizes: per buffer (outputs only)
   std::vector<Variant> variants;
-  bool on_aten = false;                        // its module failed to compile (FB001)
+  bool on_aten = false;                        // no native code and no interpreter for its data (FB001, FB004)
+  // Its module failed to compile (FB001) where the interpreter can run it: it stays interpreted,
+  // as on the call that recorded its layouts, so repeated calls give identical bits.
+  bool interpreted = false;
   // The layout of the last call (every buffer's sizes and strides) and its specialization: calls
   // with the same layout, the common case, skip specialize_layouts.
   std::vector<int64_t> last_layout;
@@ -88,6 +92,7 @@ class KernelRegion : public RegionExecutable {
     std::vector<RtValue> env(g.values.size());
     for (size_t i = 0; i < inputs.size(); ++i) env[static_cast<size_t>(g.inputs[i].value)] = inputs[i];
     DimBindings bindings = dims;
+    if (options_.compile_before_launch && !predicted_) precompile(env, bindings, ctx);
     const auto& steps = plan_.partition.steps;
     for (size_t s = 0; s < steps.size(); ++s) {
       const Step& step = steps[s];
@@ -122,6 +127,7 @@ class KernelRegion : public RegionExecutable {
         }
         sd.note = ks.lowered->kernel.kind == kir::KernelKind::Reduction ? "reduction" : "pointwise";
         if (ks.on_aten) sd.note += "; its nodes run on ATen (fallback)";
+        if (ks.interpreted) sd.note += "; interpreted: its module failed to compile (fallback)";
       } else {
         const Node& n = g.body.nodes[step.index];
         sd.kind = step.kind == Step::Kind::Extern    ? StepDescription::Kind::Extern
@@ -198,6 +204,13 @@ class KernelRegion : public RegionExecutable {
       ks.last_spec = specialize_layouts(lk, layouts);
       ks.last_variant = variant_for(ks, *ks.last_spec);
       ks.last_layout = layout_scratch_;
+      if (options_.compile_before_launch && !pending_.empty()) {
+        compile_pending(ctx);
+        if (ks.on_aten) {
+          for (size_t i : ks.group->nodes) run_node_on_aten(g, g.body.nodes[i], env, bindings, nullptr, ctx.device);
+          return;
+        }
+      }
     }
     int64_t outer = 1;
     for (size_t d = 0; d < iter.size(); ++d)
@@ -213,6 +226,8 @@ class KernelRegion : public RegionExecutable {
     }
     KernelArgs args(lk, *ks.last_spec, data, iter, std::move(scalars), options_.num_threads);
     const Variant& v = ks.variants[ks.last_variant];
+    if (v.fn && options_.on_buffer)
+      for (ValueId value : lk.buffer_values) options_.on_buffer(env[static_cast<size_t>(value)].tensor);
     if (v.fn) {
       v.fn(args.get());
     } else {
@@ -228,8 +243,17 @@ class KernelRegion : public RegionExecutable {
     v.kernel = specialized_kernel(ks.lowered->kernel, spec);
     if (!ks.variants.empty()) v.kernel.name += "_v" + std::to_string(ks.variants.size());
     ks.variants.push_back(std::move(v));
-    if (options_.native) pending_.push_back({&ks, ks.variants.size() - 1});
+    if (options_.native && !ks.interpreted) pending_.push_back({&ks, ks.variants.size() - 1});
     return ks.variants.size() - 1;
+  }
+
+  // The first call's variants, compiled in one module before it runs (compile_before_launch).
+  void precompile(const std::vector<RtValue>& env, const DimBindings& bindings, RunContext& ctx) {
+    predicted_ = true;
+    std::vector<std::optional<std::vector<BufferLayout>>> layouts = predict_kernel_layouts(plan_, env, bindings);
+    for (size_t k = 0; k < kernels_.size(); ++k)
+      if (layouts[k] && !kernels_[k].on_aten) variant_for(kernels_[k], specialize_layouts(*kernels_[k].lowered, *layouts[k]));
+    if (!pending_.empty()) compile_pending(ctx);
   }
 
   // Compiles the variants the last call ran in the interpreter into one native module.
@@ -250,11 +274,18 @@ class KernelRegion : public RegionExecutable {
       CompileEvent e;
       e.kind = CompileEvent::Kind::Fallback;
       e.code = "FB001";
+      // Where the interpreter can read the data, the kernels keep running there: switching to ATen
+      // after the first (interpreted) call would change results between calls by rounding.
+      const bool interpret = !options_.compile_before_launch;
       e.message = options_.label + ": fused kernel" + (pending_.size() > 1 ? "s " : " ") + names +
-                  " failed to compile; their nodes run on ATen: " + m.error;
-      e.hint = "see the compiler's full output with --log kernels; GBCHECK_CXX names the C++ compiler";
+                  " failed to compile; " +
+                  (!interpret ? "their nodes run on ATen"
+                   : pending_.size() > 1 ? "they run in gbc's kernel interpreter"
+                                         : "it runs in gbc's kernel interpreter") +
+                  ": " + m.error;
+      e.hint = options_.compile_hint;
       if (!first.kernel.node_locs.empty()) e.loc = first.kernel.node_locs.front();
-      for (const auto& [ks, vi] : pending_) ks->on_aten = true;
+      for (const auto& [ks, vi] : pending_) (interpret ? ks->interpreted : ks->on_aten) = true;
       if (ctx.stats) report_event(*ctx.stats, e);
     }
     pending_.clear();
@@ -267,6 +298,7 @@ class KernelRegion : public RegionExecutable {
   std::vector<std::pair<KernelState*, size_t>> pending_;  // variants to compile after this call
   std::vector<int64_t> layout_scratch_;
   int modules_ = 0;
+  bool predicted_ = false;  // precompile ran (compile_before_launch)
 };
 
 }  // namespace
@@ -277,6 +309,9 @@ std::unique_ptr<RegionExecutable> make_kernel_region(const Graph& region, Compil
   popt.disabled_passes = ctx.options.disabled_passes;
   popt.capture_scalar_outputs = ctx.options.capture_scalar_outputs;
   popt.target = ctx.options.device == "cuda" ? LowerOptions::Target::Cuda : LowerOptions::Target::Cpu;
+  std::optional<InjectedFault> fault = parse_fault(ctx.options.inject_fault);
+  GBC_INTERNAL_ASSERT(fault.has_value(), "unknown fault '" + ctx.options.inject_fault + "' reached the compiler");
+  popt.fault = *fault;
   KernelPlan plan = plan_kernels(region, popt);
   for (const CompileEvent& e : plan.fallbacks) report_event(ctx.stats, e);
   ctx.fusion_groups += static_cast<int>(plan.kernels.size());
@@ -284,9 +319,9 @@ std::unique_ptr<RegionExecutable> make_kernel_region(const Graph& region, Compil
   for (const LoweredKernel& lk : plan.kernels) {
     GBC_LOG_CHANNEL(kernels) << ctx.label << ": " << kir::print_kernel(lk.kernel);
   }
-  // Kernels read and write raw host memory (interpreter, CPU code); the CUDA path is not wired to
-  // the runtime, so on a GPU the fused groups' nodes run on ATen, and say so.
-  const bool on_aten = ctx.options.device != "cpu" && !plan.kernels.empty();
+  // The interpreter reads raw host memory: a device without a compile-before-launch runner (the
+  // CUDA one, cuda_kernel_runner.h) runs the fused groups' nodes on ATen, and says so.
+  const bool on_aten = ctx.options.device != "cpu" && !options.compile_before_launch && !plan.kernels.empty();
   if (on_aten) {
     CompileEvent e;
     e.kind = CompileEvent::Kind::Fallback;

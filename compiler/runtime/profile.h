@@ -1,7 +1,7 @@
 // Per-step wall times of compiled graphs, for `gbcheck bench --profile`: every fused kernel, extern
 // call, ATen op and eager island gets a row with its calls and total time, like torch.profiler's
 // key_averages(). Off unless a profiler is attached, so the fast path pays one null check per step.
-// Tests: tests/runtime/profile_test.cpp.
+// Tests: tests/runtime/kernel_plan_test.cpp (ProfilerGetsARowPerStep).
 #pragma once
 
 #include <chrono>

@@ -9,6 +9,7 @@
 
 #include "compiler/aten/eager_executor.h"
 #include "compiler/backends/gbc_backend.h"
+#include "compiler/cuda/cuda_driver.h"
 #include "compiler/runtime/graph_runtime.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/runner/check_report.h"
@@ -32,6 +33,16 @@ double median(std::vector<double> v) {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+// GPU work is asynchronous: a timed call starts on an idle device and ends when its last kernel
+// (gbc's, on the legacy stream, or ATen's) has finished. cuCtxSynchronize waits for every stream of
+// the primary context, which ATen and gbc share.
+void synchronize(const std::string& device) {
+  if (device != "cuda") return;
+  CudaDriver& driver = CudaDriver::get();
+  driver.ensure_context(0);
+  driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
 // One backend over the case: warm-up, timed runs, profiled runs. Inputs are fresh copies for
 // every call (models may mutate them) and the RNG is reseeded, as the check does; neither is
 // inside the timed region.
@@ -41,8 +52,10 @@ BenchResult measure(Backend& backend, const std::string& name, const TestCase& t
   auto call = [&](bool timed) -> double {
     std::vector<at::Tensor> inputs = tc.fresh_inputs();
     at::manual_seed(tc.seed);
+    synchronize(o.backend_options.device);
     auto start = Clock::now();
     std::vector<at::Tensor> out = backend.run(inputs);
+    synchronize(o.backend_options.device);
     double ms = ms_since(start);
     return timed ? ms : 0.0;
   };

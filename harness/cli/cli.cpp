@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ir/diagnostics.h"
+#include "harness/cli/inject_fault.h"
 #include "harness/runner/check_report.h"
 #include "harness/version.h"
 
@@ -21,6 +22,16 @@ const std::vector<CommandSpec>& commands() {
        add_explain_command},
       {"bench", "time eager LibTorch against compiled paths on one case; --profile for per-kernel times",
        add_bench_command},
+      {"reduce", "the smallest model that still fails the same way (delta debugging in crash-isolated checks)",
+       add_reduce_command},
+      {"cache", "the compiled-kernel caches: `cache info` (path, entries, size), `cache clear`", add_cache_command},
+      {"bisect", "the first diverging stage of gbc's ladder, the pass to blame and the first diverging IR node",
+       add_bisect_command},
+      {"fuzz", "fuzz compilers with generated graphs: crash-isolated checks, deduplicated and reduced failures (docs/fuzzing.md)",
+       add_fuzz_command},
+      {"db", "the fuzz store: merge shards, report new signatures (--junit), mark fixed ones", add_db_command},
+      {"repro", "write a folder that reproduces a failing case without gbcheck (repro.cpp, repro.py, inputs)",
+       add_repro_command},
   };
   return table;
 }
@@ -37,6 +48,10 @@ int cli_main(int argc, char** argv) {
   // `gbcheck model.yaml ...` means `gbcheck check model.yaml ...`.
   std::vector<std::string> args(argv + 1, argv + argc);
   bool top_level_flag = !args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "--version");
+  if (args.size() == 2 && args[0] == "--inject-fault" && args[1] == "list") {
+    print_fault_list(std::cout);
+    return kExitPass;
+  }
   if (!args.empty() && !is_command(args[0]) && !top_level_flag) args.insert(args.begin(), "check");
 
   CLI::App app{"gbcheck: differential testing of ML graph compilers against eager LibTorch.\n\n"

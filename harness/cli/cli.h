@@ -24,5 +24,11 @@ std::function<int()> add_check_command(CLI::App& sub);
 std::function<int()> add_ops_command(CLI::App& sub);
 std::function<int()> add_explain_command(CLI::App& sub);
 std::function<int()> add_bench_command(CLI::App& sub);
+std::function<int()> add_reduce_command(CLI::App& sub);
+std::function<int()> add_cache_command(CLI::App& sub);
+std::function<int()> add_bisect_command(CLI::App& sub);
+std::function<int()> add_repro_command(CLI::App& sub);
+std::function<int()> add_fuzz_command(CLI::App& sub);
+std::function<int()> add_db_command(CLI::App& sub);
 
 }  // namespace gbc

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "compiler/support/log.h"
+#include "harness/cli/inject_fault.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_report.h"
 
@@ -36,6 +37,8 @@ void RunArgs::add_to(CLI::App& app, bool model_required) {
                  "print compiler events as they happen, like TORCH_LOGS: a comma-separated list of graph_breaks, "
                  "recompiles, fallbacks, passes, kernels, guards, or all (also $GBCHECK_LOGS)");
   app.add_flag("--verbose,-v", verbose, "more detail: every compile event, and info-level logging");
+  app.add_option("--inject-fault", inject_fault,
+                 "TESTING AID: build gbc's kernels with a known bug (kinds: `gbcheck --inject-fault list`)");
 }
 
 bool RunArgs::apply_logging() const {
@@ -79,6 +82,17 @@ std::optional<int> RunArgs::resolve(const Model& model, RunOptions& out) const {
   if (d.has_errors() || oracles.has_errors()) {
     std::cerr << d.str() << oracles.str();
     return kExitInvalid;
+  }
+  if (!inject_fault.empty()) {
+    if (auto stop = check_inject_fault(inject_fault, out.backends)) return stop;
+    out.backend_options.inject_fault = inject_fault;
+  }
+  for (const std::string& b : out.backends) {
+    if (b != "gbc-cudagraphs" || out.backend_options.device == "cuda") continue;
+    std::cerr << (from_cli ? std::string("command line") : model.check.loc_of("backends").str())
+              << ": error: backend gbc-cudagraphs replays CUDA graphs and needs device cuda, but this run is on device "
+              << out.backend_options.device << "\n  use --device cuda on a machine with an NVIDIA GPU, or the gbc backend\n";
+    return kExitEnvironment;
   }
   if (out.backend_options.device == "cuda" && !at::hasCUDA()) {
     std::cerr << (device.empty() ? model.check.loc_of("device").str() : std::string("command line"))

@@ -27,6 +27,7 @@ struct RunArgs {
   bool no_cache = false;
   std::string log_channels;
   bool verbose = false;
+  std::string inject_fault;  // testing aid (harness/cli/inject_fault.h); "" = off
 
   /// Declares the options on a subcommand.
   void add_to(CLI::App& app, bool model_required = true);

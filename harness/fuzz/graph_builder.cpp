@@ -61,6 +61,10 @@ bool GraphBuilder::expressible(const DimExpr& d) const {
   return (d.is_const() && d.value() >= 0) || (d.is_symbol() && input_dims_.count(d.name()) != 0);
 }
 
+bool GraphBuilder::fits_input(const DimExpr& d) const {
+  return expressible(d) && model_.graph.dims.max_of(d) <= config_.max_dim_size;
+}
+
 DimExpr GraphBuilder::random_dim() {
   if (!input_dims_.empty() && chance(0.45)) {
     std::vector<std::string> names(input_dims_.begin(), input_dims_.end());
@@ -106,7 +110,7 @@ SymShape GraphBuilder::partner_shape(const SymShape& s, bool widen) {
     const DimExpr& d = s[i];
     bool is_one = d.is_const() && d.value() == 1;
     if (widen && is_one && chance(0.4)) out.push_back(random_dim());
-    else if (!expressible(d) || chance(0.2)) out.push_back(1);
+    else if (!fits_input(d) || chance(0.2)) out.push_back(1);
     else out.push_back(d);
   }
   return out;
@@ -264,7 +268,7 @@ ValueId GraphBuilder::new_input(DType dtype, const SymShape& shape, Domain domai
 }
 
 ValueId GraphBuilder::new_input(DType dtype, const SymShape& shape, const ValueDist& dist, bool param) {
-  for (const auto& d : shape) GBC_INTERNAL_ASSERT(expressible(d), "generated input shape has dim " + d.str());
+  for (const auto& d : shape) GBC_INTERNAL_ASSERT(fits_input(d), "generated input shape has dim " + d.str());
   std::string name = param ? "w" + std::to_string(next_param_++) : "x" + std::to_string(next_input_++);
   ValueId v = add_value(name, ValueType::tensor(dtype, shape));
   model_.graph.inputs.push_back({v, param ? GraphInput::Role::Param : GraphInput::Role::Input});
@@ -314,7 +318,7 @@ ValueId GraphBuilder::add_value(const std::string& name, const ValueType& type) 
 std::string GraphBuilder::fresh_id() { return "v" + std::to_string(next_id_++); }
 
 std::optional<ValueId> GraphBuilder::add_node(Node node, const std::string& id) {
-  if (nodes_left() <= 0) return std::nullopt;
+  if (nodes_left() <= 0 || !enabled(node.op)) return std::nullopt;
   Graph& g = model_.graph;
   size_t dims_before = g.dims.ranges().size();
   ValueId out = add_value(id.empty() ? fresh_id() : id, ValueType{});
@@ -357,7 +361,7 @@ void GraphBuilder::commit(Node node, ValueId out, const ValueRange& range) {
 }
 
 bool GraphBuilder::add_effect(Node node) {
-  if (nodes_left() <= 0) return false;
+  if (nodes_left() <= 0 || !enabled(node.op)) return false;
   Diagnostics diags;
   if (!infer_node_types(model_.graph, node, diags))
     internal_error("the graph generator made an invalid node: " + print_node(model_.graph, node) + "\n" + diags.str());

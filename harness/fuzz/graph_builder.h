@@ -78,6 +78,9 @@ class GraphBuilder {
   // Shapes.
   /// A constant or a declared input dim: what an input's shape or an attribute may hold.
   bool expressible(const DimExpr& d) const;
+  /// What a fresh input's dim may be: expressible, and at most config.max_dim_size for every
+  /// binding (a cat's or a reshape's constant result can exceed it).
+  bool fits_input(const DimExpr& d) const;
   DimExpr random_dim();
   int random_rank(int lo = 0);
   SymShape random_shape(int rank);
@@ -109,10 +112,13 @@ class GraphBuilder {
   // Nodes.
   int node_count() const { return node_count_; }
   int nodes_left() const { return config_.max_nodes - node_count_; }
+  /// Whether config.op_weights leaves `op` enabled. Helper nodes (the casts and abs/clamp of
+  /// obtain, an item's reduction, a branch's steps) obey it too: a disabled op never appears.
+  bool enabled(const std::string& op) const { return op_weight(config_, op) > 0; }
   /// Types `node` (its output named `id`, or the next fresh id) and adds it to the current block;
-  /// nullopt (and nothing added) when its range or size is unsafe.
+  /// nullopt (and nothing added) when its op is disabled or its range or size is unsafe.
   std::optional<ValueId> add_node(Node node, const std::string& id = "");
-  /// A node without a value (print); false when no room is left.
+  /// A node without a value (print); false when no room is left or its op is disabled.
   bool add_effect(Node node);
   /// Adds an in-place op: its result takes over self's name, self is no longer visible.
   std::optional<ValueId> add_in_place(Node node);

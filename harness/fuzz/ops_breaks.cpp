@@ -111,7 +111,8 @@ bool build_item(GraphBuilder& b) {
 }
 
 bool build_if(GraphBuilder& b) {
-  if (b.nodes_left() < 3) return false;
+  // A branch that finds no other step ends in the identity x * 1 (x and true for bool).
+  if (b.nodes_left() < 3 || !b.enabled("mul") || !b.enabled("logical_and")) return false;
   Arg predicate;
   double u = b.uniform();
   std::vector<ValueId> scalars = b.host_scalars();

@@ -28,7 +28,7 @@ DimExpr feature_dim(GraphBuilder& b) {
 }
 
 bool build_matmul(GraphBuilder& b, Need need) {
-  need.shape_ok = [&b](const SymShape& s) { return !s.empty() && b.expressible(s.back()); };
+  need.shape_ok = [&b](const SymShape& s) { return !s.empty() && b.fits_input(s.back()); };
   need.make_shape = [&b] { return b.random_shape(b.random_rank(1)); };
   auto a = b.obtain(need);
   if (!a) return false;
@@ -55,7 +55,7 @@ bool build_matmul(GraphBuilder& b, Need need) {
 
 bool build_linear(GraphBuilder& b, Need need) {
   if (b.config().max_rank < 2) return false;  // the weight is [out_features, in_features]
-  need.shape_ok = [&b](const SymShape& s) { return !s.empty() && b.expressible(s.back()); };
+  need.shape_ok = [&b](const SymShape& s) { return !s.empty() && b.fits_input(s.back()); };
   need.make_shape = [&b] { return b.random_shape(b.random_rank(1)); };
   auto x = b.obtain(need);
   if (!x) return false;
@@ -70,7 +70,7 @@ bool build_linear(GraphBuilder& b, Need need) {
 
 bool build_bmm(GraphBuilder& b, Need need) {
   if (b.config().max_rank < 3) return false;
-  need.shape_ok = [&b](const SymShape& s) { return s.size() == 3 && b.expressible(s[0]) && b.expressible(s[2]); };
+  need.shape_ok = [&b](const SymShape& s) { return s.size() == 3 && b.fits_input(s[0]) && b.fits_input(s[2]); };
   need.make_shape = [&b] { return b.random_shape(3); };
   auto a = b.obtain(need);
   if (!a) return false;
@@ -83,7 +83,7 @@ bool build_bmm(GraphBuilder& b, Need need) {
 
 bool build_conv2d(GraphBuilder& b, Need need) {
   if (b.config().max_rank < 4) return false;  // the weight is [out, in / groups, kH, kW]
-  need.shape_ok = [&b](const SymShape& s) { return (s.size() == 3 || s.size() == 4) && b.expressible(s[s.size() - 3]); };
+  need.shape_ok = [&b](const SymShape& s) { return (s.size() == 3 || s.size() == 4) && b.fits_input(s[s.size() - 3]); };
   need.make_shape = [&b] { return b.random_shape(b.chance(0.7) ? 4 : 3); };
   auto x = b.obtain(need);
   if (!x) return false;

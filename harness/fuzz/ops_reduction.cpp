@@ -84,14 +84,14 @@ bool build_normalization(GraphBuilder& b, const std::string& op) {
     return b.add_node(std::move(n)).has_value();
   }
   if (op == "layer_norm") {
-    need.shape_ok = [&b](const SymShape& s) { return !s.empty() && b.expressible(s.back()); };
+    need.shape_ok = [&b](const SymShape& s) { return !s.empty() && b.fits_input(s.back()); };
     need.make_shape = [&b] { return b.random_shape(b.random_rank(1)); };
     auto x = b.obtain(need);
     if (!x) return false;
     const ValueType t = b.type(*x);
     // normalized_shape: 1 to 3 trailing dims that an attribute can name.
     size_t k = 0;
-    while (k < std::min<size_t>(t.rank(), 3) && b.expressible(t.shape[t.rank() - 1 - k])) ++k;
+    while (k < std::min<size_t>(t.rank(), 3) && b.fits_input(t.shape[t.rank() - 1 - k])) ++k;
     k = static_cast<size_t>(b.uniform_int(1, static_cast<int64_t>(k)));
     SymShape ns(t.shape.end() - static_cast<long>(k), t.shape.end());
     n.args = {Arg::of(*x)};
@@ -103,7 +103,7 @@ bool build_normalization(GraphBuilder& b, const std::string& op) {
     return b.add_node(std::move(n)).has_value();
   }
   // batch_norm(input, weight, bias, running_mean, running_var) over dim 1.
-  need.shape_ok = [&b](const SymShape& s) { return s.size() >= 2 && s.size() <= 4 && b.expressible(s[1]); };
+  need.shape_ok = [&b](const SymShape& s) { return s.size() >= 2 && s.size() <= 4 && b.fits_input(s[1]); };
   need.make_shape = [&b] { return b.random_shape(std::max(2, b.random_rank(2))); };
   if (b.config().max_rank < 2) return false;
   auto x = b.obtain(need);

@@ -187,7 +187,7 @@ bool build_cat(GraphBuilder& b) {
       return true;
     };
     bool can_make = true;
-    for (int64_t i = 0; i < rank; ++i) can_make = can_make && (i == d || b.expressible(s[static_cast<size_t>(i)]));
+    for (int64_t i = 0; i < rank; ++i) can_make = can_make && (i == d || b.fits_input(s[static_cast<size_t>(i)]));
     std::optional<ValueId> other;
     double u = b.uniform();
     if (u < 0.25) other = *x;

@@ -99,13 +99,31 @@ rc::Shrinkable<Gene> value_bits_tree(Gene v) {
   return towards(v, 1);
 }
 
-// Every special value drawn (-1); shrinking keeps only the first 0, 1, 2, 4, ... of them, then
-// fewer, so a failure that needs one NaN ends with exactly one.
-rc::Shrinkable<Gene> special_limit_tree(Gene v) {
-  if (v >= 0) return towards(v, 0);
+// Which special values are kept, as one gene: kAllSpecials, or a window [first, first + count) of
+// them in the order they are drawn, packed as first * 2^32 + count.
+constexpr Gene kAllSpecials = -1;
+Gene special_window(Gene first, Gene count) { return (first << 32) | count; }
+
+// A window shrinks by halves, first half first, so a failure that needs one NaN among many special
+// values is bisected down to that NaN alone in log2(count) accepted steps.
+rc::Shrinkable<Gene> window_tree(Gene first, Gene count) {
+  if (count < 2) return rc::shrinkable::just<Gene>(special_window(first, count));
+  const Gene half = count / 2;
   return rc::shrinkable::just<Gene>(
-      Gene{-1}, rc::seq::map(rc::seq::take(25, rc::seq::iterate<Gene>(0, [](Gene k) { return k == 0 ? 1 : 2 * k; })),
-                       [](Gene k) { return towards(k, 0); }));
+      special_window(first, count),
+      rc::seq::just(rc::shrinkable::lambda([=] { return special_window(first, half); },
+                                           [=] { return window_tree(first, half).shrinks(); }),
+                    rc::shrinkable::lambda([=] { return special_window(first + half, count - half); },
+                                           [=] { return window_tree(first + half, count - half).shrinks(); })));
+}
+
+// Every special value drawn; shrinking tries none, then the first 1, 2, 4, ... of them (the first
+// window that still fails holds what the failure needs), then bisects that window.
+rc::Shrinkable<Gene> special_tree() {
+  auto windows = rc::seq::map(rc::seq::take(25, rc::seq::iterate<Gene>(1, [](Gene k) { return 2 * k; })),
+                              [](Gene k) { return window_tree(0, k); });
+  return rc::shrinkable::just<Gene>(
+      kAllSpecials, rc::seq::concat(rc::seq::just(rc::shrinkable::just<Gene>(special_window(0, 0))), std::move(windows)));
 }
 
 rc::Gen<Gene> fixed(rc::Shrinkable<Gene> tree) {
@@ -144,7 +162,7 @@ rc::Gen<CaseRecipe> case_recipe_gen(const Model& model, int index) {
                            (spec.dist.kind == ValueDist::Kind::Normal || spec.dist.kind == ValueDist::Kind::Uniform);
     genes.push_back(fixed(roundable ? value_bits_tree(0) : rc::shrinkable::just<Gene>(0)));
     const bool has_specials = specials && !special_kinds_for(spec.dtype, spec.dist).empty();
-    genes.push_back(fixed(has_specials ? special_limit_tree(-1) : rc::shrinkable::just<Gene>(-1)));
+    genes.push_back(fixed(has_specials ? special_tree() : rc::shrinkable::just<Gene>(Gene{kAllSpecials})));
   }
   const size_t n_inputs = model.inputs.size();
   return rc::gen::map(each_of(std::move(genes)), [dims, n_inputs](const std::vector<Gene>& g) {
@@ -156,7 +174,11 @@ rc::Gen<CaseRecipe> case_recipe_gen(const Model& model, int index) {
       t.layout = static_cast<Layout>(g[i++]);
       t.layout_pick = g[i++];
       t.value_bits = g[i++];
-      t.special_limit = g[i++];
+      const Gene w = g[i++];
+      if (w != kAllSpecials) {
+        t.special_first = w >> 32;
+        t.special_count = w & 0xffffffff;
+      }
       r.inputs.push_back(t);
     }
     return r;

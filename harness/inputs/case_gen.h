@@ -2,7 +2,7 @@
 // tree: the root is the case as first drawn, and its shrinks lead to smaller dims, contiguous
 // layouts, fewer special values and values with fewer significant bits. Sampling happens outside a
 // property, with an explicit rc::Random from the case seed and RapidCheck's nominal size, so a tree
-// is the same on every machine. Test: tests/inputs/case_gen_test.cpp.
+// is the same on every machine. Test: tests/inputs/input_generator_test.cpp.
 #pragma once
 
 #include <rapidcheck/Gen.h>

@@ -27,7 +27,10 @@ struct TensorRecipe {
   Layout layout = Layout::Contiguous;
   int64_t layout_pick = 0;     // chooses the sliced or expanded dim among those that fit
   int64_t value_bits = 0;      // 0: values as drawn; k > 0: rounded to k significant bits
-  int64_t special_limit = -1;  // -1: every special value drawn; k >= 0: only the first k
+  // The special values kept, by the order they are drawn in: [special_first, special_first +
+  // special_count); special_count -1 keeps every one.
+  int64_t special_first = 0;
+  int64_t special_count = -1;
 };
 
 struct CaseRecipe {

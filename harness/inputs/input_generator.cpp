@@ -205,16 +205,17 @@ TestCase InputGenerator::materialize(int index, uint64_t seed, const ShrinkPath&
     }
     const std::vector<SpecialKind> kinds = rate > 0 ? special_kinds_for(s.dtype, s.dist) : std::vector<SpecialKind>{};
     if (!kinds.empty()) {
-      // Positions and kinds come from a stream of their own, so shrinking how many are kept
-      // (special_limit) keeps the same first ones.
+      // Positions and kinds come from a stream of their own, so shrinking which are kept (the
+      // special window) keeps the same values at the same positions.
       Rng srng(mix_seed(tseed, 0x5bec1a1));
-      int64_t placed = 0;
+      int64_t placed = 0, drawn = 0;
       std::vector<std::string> seen;
       for (auto& x : values) {
         if (srng.uniform() >= rate) continue;
         const SpecialKind k = kinds[static_cast<size_t>(srng.integer(0, static_cast<int64_t>(kinds.size()) - 1))];
         const double v = special_value(k, s.dtype, s.dist, srng);
-        if (r.special_limit >= 0 && placed >= r.special_limit) continue;
+        const int64_t ordinal = drawn++;
+        if (r.special_count >= 0 && (ordinal < r.special_first || ordinal >= r.special_first + r.special_count)) continue;
         x = v;
         ++placed;
         const std::string name = special_kind_name(k);

@@ -149,7 +149,7 @@ class CheckReader {
     static const std::vector<std::string> keys = {"graph_breaks", "fallbacks", "recompiles", "min_speedup"};
     for (auto it = v.begin(); it != v.end(); ++it) {
       std::string k = it->first.IsScalar() ? it->first.Scalar() : "";
-      const YAML::Node& val = it->second;
+      const YAML::Node val = it->second;  // a copy: it-> yields a temporary proxy
       if (k == "min_speedup") {
         if (auto x = r_.read_float(val, what + ".min_speedup")) {
           if (*x <= 0) r_.error(val, what + ".min_speedup must be positive");

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "compiler/ir/infer.h"
@@ -87,7 +88,7 @@ class ModelLoader {
         continue;
       }
       DimRange range;
-      const YAML::Node& v = it->second;
+      const YAML::Node v = it->second;  // a copy: it-> yields a temporary proxy
       if (v.IsSequence()) {
         auto l = r_.read_int_list(v, "dim " + name);
         if (!l) continue;
@@ -111,6 +112,7 @@ class ModelLoader {
         continue;
       }
       model_.graph.dims.declare(name, range);
+      declared_dims_.insert(name);
     }
   }
 
@@ -151,7 +153,7 @@ class ModelLoader {
     if (node.IsNull() || !r_.expect_map(node, section)) return;
     for (auto it = node.begin(); it != node.end(); ++it) {
       std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
-      const YAML::Node& spec = it->second;
+      const YAML::Node spec = it->second;  // a copy: it-> yields a temporary proxy
       if (!YamlReader::is_identifier(name)) {
         r_.error(it->first, "'" + name + "' is not a valid name", "names are identifiers: letters, digits and _");
         continue;
@@ -172,6 +174,8 @@ class ModelLoader {
         ok = false;
       } else if (auto s = read_shape(spec["shape"], section + "." + name + ".shape", false)) {
         t.shape = *s;
+        if (!params)
+          for (const auto& d : t.shape) d.collect_symbols(input_dims_);
       } else {
         ok = false;
       }
@@ -415,8 +419,17 @@ class ModelLoader {
           return std::nullopt;
         }
         auto s = read_shape(v, what, true);
-        if (s) return AttrValue(*s);
-        return std::nullopt;
+        if (!s) return std::nullopt;
+        // A dim's value at run time comes from the inputs' sizes: one no input has is unknown.
+        std::set<std::string> symbols;
+        for (const auto& d : *s) d.collect_symbols(symbols);
+        for (const auto& sym : symbols) {
+          if (input_dims_.count(sym) || !declared_dims_.count(sym)) continue;  // nonzero's dims bind at run time
+          r_.error(v, what + ": dim '" + sym + "' is the size of no input, so its value is unknown when the graph runs",
+                   "use " + sym + " in an input's shape, or write a number");
+          return std::nullopt;
+        }
+        return AttrValue(*s);
       }
       case AttrType::DType: {
         auto s = r_.read_string(v, what);
@@ -616,6 +629,8 @@ class ModelLoader {
   Diagnostics diags_;
   YamlReader r_;
   Model model_;
+  std::set<std::string> declared_dims_;  // under dims: (data-dependent dims come from nonzero)
+  std::set<std::string> input_dims_;     // dims some graph input has: bound when the graph runs
   std::vector<std::map<std::string, ValueId>> scopes_;
   std::multimap<std::string, SourceLoc> all_ids_;
 };

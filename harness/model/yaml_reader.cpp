@@ -51,7 +51,7 @@ bool YamlReader::expect_sequence(const YAML::Node& node, const std::string& what
 void YamlReader::check_keys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& context) {
   std::set<std::string> seen;
   for (auto it = map.begin(); it != map.end(); ++it) {
-    const YAML::Node& key = it->first;
+    const YAML::Node key = it->first;  // a copy: it-> yields a temporary proxy
     std::string k = key.IsScalar() ? key.Scalar() : "";
     if (!seen.insert(k).second) {
       error(key, context + ": key '" + k + "' is given twice", "remove one of them");

@@ -110,6 +110,7 @@ nlohmann::json check_report_to_json(const CheckReport& r) {
                          {"fallbacks", b.stats.fallbacks},
                          {"fusion_groups", b.stats.fusion_groups},
                          {"extern_calls", b.stats.extern_calls},
+                         {"compiles", b.stats.compiles},
                          {"recompiles", b.stats.recompiles},
                          {"compile_ms", b.stats.compile_ms},
                          {"expectation_failures", b.expectation_failures}};

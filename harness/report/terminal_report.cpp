@@ -130,7 +130,9 @@ void print_terminal_report(const CheckReport& r, std::ostream& out, const Termin
         << "  worst abs " << fmt_num(b.worst_abs) << " rel " << fmt_num(b.worst_rel)
         << "  fusion groups " << b.stats.fusion_groups << "  graph breaks " << b.stats.graph_breaks << "  fallbacks "
         << b.stats.fallbacks;
-    if (b.stats.recompiles) out << "  recompiles " << b.stats.recompiles;
+    // A first compile is not a recompile: both counts, whenever the path compiled anything.
+    if (b.stats.compiles || b.stats.recompiles)
+      out << "  compiles " << b.stats.compiles << "  recompiles " << b.stats.recompiles;
     if (b.stats.compile_ms > 0) out << "  compile " << ms_str(b.stats.compile_ms);
     out << "\n";
   }

@@ -74,6 +74,21 @@ void excuse_random(std::vector<Verdict>& verdicts, const std::string& why) {
 
 }  // namespace
 
+std::string reference_disagreement(const JudgePlan& plan, const RunTensors& first, const RunTensors& second, int step) {
+  for (size_t o = 0; o < plan.output_names.size(); ++o) {
+    const BitwiseDiff d = bitwise_compare(first.outputs[o], second.outputs[o]);
+    if (!d.equal)
+      return "eager disagrees with itself" + (plan.iterating ? " at step " + std::to_string(step) : "") + " on output " +
+             plan.output_names[o] + ": " + d.summary();
+  }
+  for (size_t i = 0; i < plan.input_names.size(); ++i) {
+    if (!plan.input_mutable[i] || plan.fed_by[i] >= 0) continue;
+    const BitwiseDiff d = bitwise_compare(first.inputs[i], second.inputs[i]);
+    if (!d.equal) return "eager disagrees with itself on the updated input " + plan.input_names[i] + ": " + d.summary();
+  }
+  return "";
+}
+
 uint64_t step_seed(uint64_t case_seed, int step) {
   return step == 0 ? case_seed : mix_seed(case_seed, 0x57e9000000ULL + static_cast<uint64_t>(step));
 }
@@ -152,6 +167,10 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
     EagerOptions eo;
     eo.device = device_;
     try {
+      // on_value sees the values nodes define; a dropout's argument that is a graph input is
+      // recorded here, as the step receives it.
+      for (size_t i = 0; i < g.inputs.size(); ++i)
+        if (plan_.capture.count(g.inputs[i].value)) captured[g.inputs[i].value] = eager.in[i].clone();
       at::manual_seed(seed);
       eo.print_sink = s == 0 ? prints : nullptr;
       if (!plan_.capture.empty())
@@ -171,18 +190,7 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
       return result;
     }
     if (self_check) {
-      for (size_t o = 0; o < n_out && result.unusable.empty(); ++o) {
-        BitwiseDiff d = bitwise_compare(eager.out[o], eager_again.out[o]);
-        if (!d.equal)
-          result.unusable = "eager disagrees with itself" + (plan_.iterating ? " at step " + std::to_string(s) : "") +
-                            " on output " + plan_.output_names[o] + ": " + d.summary();
-      }
-      for (size_t i = 0; i < plan_.input_names.size() && result.unusable.empty(); ++i) {
-        if (!plan_.input_mutable[i] || plan_.fed_by[i] >= 0) continue;
-        BitwiseDiff d = bitwise_compare(eager.in[i], eager_again.in[i]);
-        if (!d.equal)
-          result.unusable = "eager disagrees with itself on the updated input " + plan_.input_names[i] + ": " + d.summary();
-      }
+      result.unusable = reference_disagreement(plan_, {eager.out, eager.in}, {eager_again.out, eager_again.in}, s);
       if (!result.unusable.empty()) return result;
     }
 
@@ -266,12 +274,11 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
           std::any_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.fails() && v.oracle != oracle_name::kDeterminism; });
       if (random && numeric_fail) {
         if (d && d->training && oracles.dropout && captured.count(d->input)) {
+          // Element by element, another mask is no evidence either way: the dropout oracle decides.
           Verdict dv = dropout_oracle(captured[d->input], run.main.out[o], {d->p, true, cfg.tol});
-          if (dv.pass) {
-            for (auto& v : verdicts)
-              if (v.fails() && v.oracle != oracle_name::kDeterminism) v.overruled_by = oracle_name::kDropout;
-            dv.why = "the compiled path draws another mask than eager; judged statistically: " + dv.why;
-          }
+          for (auto& v : verdicts)
+            if (v.fails() && v.oracle != oracle_name::kDeterminism) v.overruled_by = oracle_name::kDropout;
+          if (dv.pass) dv.why = "the compiled path draws another mask than eager; judged statistically: " + dv.why;
           verdicts.push_back(dv);
         } else {
           const std::string why = "output " + plan_.output_names[o] +

@@ -60,6 +60,16 @@ class CaseRunner {
   std::optional<Graph> fp64_graph_;  // made on first need
 };
 
+/// One run's results and its graph inputs as the run left them (graph.inputs order).
+struct RunTensors {
+  const std::vector<at::Tensor>& outputs;
+  const std::vector<at::Tensor>& inputs;
+};
+
+/// Why two eager runs of the same step on the same inputs and seed make an unusable reference
+/// (an output, or an input the model updates, differs bit for bit), or "" when they agree.
+std::string reference_disagreement(const JudgePlan& plan, const RunTensors& first, const RunTensors& second, int step);
+
 /// The RNG seed of a step: the case seed at step 0, then derived from it.
 uint64_t step_seed(uint64_t case_seed, int step);
 

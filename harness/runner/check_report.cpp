@@ -6,6 +6,7 @@ namespace gbc {
 
 std::vector<std::string> OutputCheck::failed_oracles() const {
   std::vector<std::string> out;
+  if (!pass) out.push_back(oracle);  // the deciding oracle first
   for (const auto& v : verdicts)
     if (v.fails() && std::find(out.begin(), out.end(), v.oracle) == out.end()) out.push_back(v.oracle);
   return out;

@@ -38,7 +38,7 @@ struct OutputCheck {
   std::string min_passing;  // the least tolerance or setting that would have passed
   std::vector<Verdict> verdicts;  // every oracle that judged it, overruled ones included
 
-  /// Names of the oracles whose verdicts fail it.
+  /// Names of the oracles whose verdicts fail it, the deciding one (`oracle`) first.
   std::vector<std::string> failed_oracles() const;
 };
 

@@ -190,20 +190,6 @@ TEST(TorchScriptEmitter, DeviceAppliesToCreatedTensors) {
   EXPECT_NE(src.find("torch.full([2], 3, dtype=4, device=torch.device('cuda'))"), std::string::npos) << src;
 }
 
-TEST(TorchScriptEmitter, DimThatNoInputBindsIsAnErrorNamingTheNode) {
-  Model m = load("format: gbcheck/v1\nname: t\ndims: {B: [1, 8], N: [1, 4]}\n"
-                 "inputs:\n  x: {shape: [B], dtype: float32}\n"
-                 "graph:\n  - {id: z, op: full, shape: [N], value: 0}\noutputs: [z]\n");
-  try {
-    emit_torchscript(m.graph);
-    FAIL() << "expected TorchScriptEmitError";
-  } catch (const TorchScriptEmitError& e) {
-    EXPECT_EQ(e.op(), "full");
-    EXPECT_EQ(e.loc().line, 7);
-    EXPECT_NE(std::string(e.what()).find("dim 'N'"), std::string::npos) << e.what();
-  }
-}
-
 TEST(TorchScriptEmitter, Literals) {
   EXPECT_EQ(torchscript_float_literal(2.5), "2.5");
   EXPECT_EQ(torchscript_float_literal(1.0), "1.0");

@@ -18,6 +18,8 @@
 #include "compiler/kernel/interpreter.h"
 #include "compiler/kernel/kernel_prelude.h"
 #include "tests/codegen/codegen_test_util.h"
+// After the prelude and the ABI, as in generated sources (for GBC_ROW_CACHE_BYTES).
+#include "compiler/codegen/kernel_support.h"
 
 namespace gbc {
 namespace {
@@ -225,6 +227,35 @@ TEST_F(CpuCodegenTest, SoftmaxStagesInOneKernel) {
       }
     }
   }
+}
+
+// Softmax's exp(x - max) is computed once per element and kept in a row for the store's pass:
+// the cached row function calls gbc_exp in the sum's vector and tail loops only, the plain one in
+// the store's loop as well. Rows longer than GBC_ROW_CACHE_BYTES of kept values take the plain
+// function; both agree with the interpreter.
+TEST_F(CpuCodegenTest, SoftmaxRowCacheAndLongRows) {
+  const std::string source = codegen::generate_cpu_kernel(testing::softmax_kernel());
+  auto count_exp = [&](size_t begin, size_t end) {
+    size_t n = 0;
+    for (size_t at = source.find("gbc_exp(", begin); at < end; at = source.find("gbc_exp(", at + 1)) ++n;
+    return n;
+  };
+  const size_t plain = source.find("static void softmax_rows(");
+  const size_t cached = source.find("static void softmax_rows_cached(");
+  const size_t entry = source.find("extern \"C\" void softmax(");
+  ASSERT_TRUE(plain < cached && cached < entry && entry != std::string::npos) << source;
+  EXPECT_EQ(count_exp(plain, cached), 3u) << source;
+  EXPECT_EQ(count_exp(cached, entry), 2u) << source;
+
+  const int64_t outer = 2, inner = GBC_ROW_CACHE_BYTES / static_cast<int64_t>(sizeof(float)) + 3;
+  HostArgs h;
+  h.add(DType::Float32, static_cast<size_t>(outer * inner));
+  h.add(DType::Float32, static_cast<size_t>(outer * inner));
+  fill_random(h.data<float>(0), static_cast<size_t>(outer * inner), 11, -30.0f, 30.0f);
+  Outputs out = run_both(kernel("softmax"), fn("softmax"), h, 0, outer, inner, 2);
+  // This kernel sums in float32: over 2^18 terms, lanes and the interpreter's sequential fold
+  // differ by about 1e-4 of the sum.
+  EXPECT_TRUE(floats_close(out.compiled[0], out.interpreted[0], 1e-3));
 }
 
 TEST_F(CpuCodegenTest, LayerNormWithPerRowStoreAndParallelRows) {

@@ -207,6 +207,21 @@ TEST(GraphGeneratorTest, OpWeightsChooseTheOps) {
   EXPECT_EQ(ops.size(), 2u);
 }
 
+// A disabled op appears neither as a chosen op nor as a helper: the casts and abs/clamp that
+// bring values into an op's dtype or domain, an item's reduction, a branch's steps.
+TEST(GraphGeneratorTest, DisabledOpsNeverAppearAsHelpers) {
+  GeneratorConfig config;
+  for (const char* op : {"to", "abs", "clamp", "sum", "amax", "print", "mul"}) config.op_weights[op] = 0;
+  std::map<std::string, int> ops;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    Model m = generate_model(seed, config);
+    for (const Node* n : all_nodes(m)) ++ops[n->op];
+  }
+  for (const char* op : {"to", "abs", "clamp", "sum", "amax", "print", "mul"}) EXPECT_EQ(ops[op], 0) << op;
+  EXPECT_EQ(ops["if"], 0);  // a branch may need the identity step x * 1
+  EXPECT_GT(ops["log"], 0);  // ops that need a positive input still appear, on fresh inputs
+}
+
 TEST(GraphGeneratorTest, InputsUseTheConfiguredDtypes) {
   GeneratorConfig config;
   config.dtypes = {DType::Float64, DType::Int32};

@@ -150,7 +150,9 @@ TEST(InputGeneratorTest, FreshInputsKeepLayoutAndValues) {
     for (size_t t = 0; t < fresh.size(); ++t) {
       EXPECT_EQ(fresh[t].strides(), tc.tensors[t].strides());
       EXPECT_TRUE(at::equal(fresh[t], tc.tensors[t]));
-      if (fresh[t].numel() > 0) EXPECT_NE(fresh[t].data_ptr(), tc.tensors[t].data_ptr());
+      if (fresh[t].numel() > 0) {
+        EXPECT_NE(fresh[t].data_ptr(), tc.tensors[t].data_ptr());
+      }
     }
   }
 }
@@ -183,6 +185,41 @@ TEST(InputGeneratorTest, ShrinkPathText) {
   EXPECT_FALSE(ShrinkPath::parse("1.2."));
   EXPECT_FALSE(ShrinkPath::parse("-1"));
   EXPECT_FALSE(ShrinkPath::parse("a"));
+}
+
+TEST(InputGeneratorTest, BoolInputsTakeBothValues) {
+  const Model m = model_with("  special_values: 0.1\n", "{B: [1, 6], N: [0, 3]}", "  b: {shape: [B, 8], dtype: bool}\n");
+  InputGenerator gen(m, c10::Device(c10::kCPU));
+  int64_t trues = 0, total = 0;
+  for (int k = 0; k < 100; ++k) {
+    at::Tensor b = gen.make_case(k).tensors[4];
+    ASSERT_EQ(b.scalar_type(), at::kBool);
+    trues += b.sum().item<int64_t>();
+    total += b.numel();
+  }
+  EXPECT_GT(trues * 3, total);  // bernoulli(0.5): about half, never all false
+  EXPECT_LT(trues * 3, 2 * total);
+}
+
+// A failure that needs one NaN among many special values shrinks to that NaN alone: the kept
+// special values are bisected, not cut to a prefix.
+TEST(InputGeneratorTest, SpecialValuesShrinkToTheOneTheFailureNeeds) {
+  Model m = model_with("  special_values: 0.3\n");
+  InputGenerator gen(m, c10::Device(c10::kCPU));
+  auto has_nan = [](const TestCase& tc) { return tc.tensors[0].isnan().any().item<bool>(); };
+  int checked = 0;
+  for (int k = 2; k < 40 && checked < 5; ++k) {
+    const TestCase root = gen.make_case(k);
+    if (!has_nan(root) || root.special_values < 4) continue;
+    ++checked;
+    const auto shrunk = gen.shrink_case(k, {}, has_nan, 500);
+    ASSERT_FALSE(shrunk.budget_exhausted);
+    const TestCase& s = shrunk.smallest;
+    EXPECT_EQ(s.tensors[0].isnan().sum().item<int64_t>(), 1) << s.descriptions[0];
+    EXPECT_NE(s.descriptions[0].find("1 special value (nan)"), std::string::npos) << s.descriptions[0];
+    EXPECT_EQ(s.special_values, 1) << s.descriptions[0];
+  }
+  EXPECT_EQ(checked, 5);
 }
 
 // Every node of a shrink tree is a valid case: dims stay in their ranges and values in their bounds.

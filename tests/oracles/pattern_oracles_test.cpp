@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <cstring>
+
 #include "oracles/determinism_oracle.h"
 #include "oracles/nan_inf_oracle.h"
 #include "oracles/tolerance_oracle.h"
@@ -46,6 +48,12 @@ TEST(DeterminismOracleTest, ComparesBits) {
   Verdict v = determinism_oracle(a, at::tensor({-0.0f, NAN, 1.0f}));
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.stats.worst_index, std::vector<int64_t>{0});
+  // A NaN of another sign or payload is still NaN: not a difference.
+  EXPECT_TRUE(determinism_oracle(a, at::tensor({0.0f, -NAN, 1.0f})).pass);
+  uint32_t payload = 0x7fc00123;
+  float other_nan;
+  std::memcpy(&other_nan, &payload, sizeof other_nan);
+  EXPECT_TRUE(bitwise_compare(a, at::tensor({0.0f, other_nan, 1.0f})).equal);
   at::Tensor t = testing::randn({4, 6}, 6);
   EXPECT_TRUE(bitwise_compare(t.t(), t.t().contiguous()).equal);
   at::Tensor u = t.clone();
@@ -53,7 +61,23 @@ TEST(DeterminismOracleTest, ComparesBits) {
   BitwiseDiff d = bitwise_compare(t, u);
   EXPECT_EQ(d.differing, 1);
   EXPECT_EQ(d.first_index, (std::vector<int64_t>{2, 3}));
-  EXPECT_FALSE(bitwise_compare(at::tensor({true, false}), at::tensor({true, true})).equal);
+  // at::tensor has no bool overload in LibTorch 1.13: bool tensors come from a comparison.
+  EXPECT_FALSE(bitwise_compare(at::tensor({1, 0}).ne(0), at::tensor({1, 1}).ne(0)).equal);
+  EXPECT_TRUE(bitwise_compare(at::tensor({1, 0}).ne(0), at::tensor({1, 0}).ne(0)).equal);
+}
+
+// Bit comparison does not care which run came first: same verdict, same count, same place.
+RC_GTEST_PROP(DeterminismOracleProp, Symmetric, ()) {
+  const auto n = *rc::gen::inRange<int64_t>(1, 40);
+  at::Tensor a = testing::randn({n}, *rc::gen::arbitrary<uint32_t>());
+  at::Tensor b = a.clone();
+  const auto flips = *rc::gen::container<std::vector<int64_t>>(rc::gen::inRange<int64_t>(0, n));
+  for (int64_t i : flips) b[i] = std::nextafter(b[i].item<float>(), INFINITY);
+  const BitwiseDiff ab = bitwise_compare(a, b), ba = bitwise_compare(b, a);
+  RC_ASSERT(ab.equal == ba.equal);
+  RC_ASSERT(ab.differing == ba.differing);
+  RC_ASSERT(ab.first_index == ba.first_index);
+  RC_ASSERT(determinism_oracle(a, b).pass == flips.empty());
 }
 
 }  // namespace

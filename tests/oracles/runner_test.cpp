@@ -1,16 +1,22 @@
 // The check runner end to end with planted faults: a test-only backend runs eager and then breaks
 // its result in one way, and the report must name the oracle that catches it, shrink the case,
-// and give a --shrink path that replays the failure. Also the JSON report and the drift plot.
+// and give a --shrink path that replays the failure. Also per-output tolerances, the error statistic
+// and oracle selection, identical reseeding of random ops, eager's self-check (unusable reference),
+// the JSON report and the drift plot.
 #include "harness/runner/check_runner.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <sstream>
 
 #include "compiler/aten/eager_executor.h"
 #include "harness/model/model_loader.h"
+#include "harness/runner/case_run.h"
+#include "harness/runner/judge_plan.h"
 #include "harness/report/drift_plot.h"
 #include "harness/report/json_report.h"
 #include "harness/report/terminal_report.h"
@@ -233,6 +239,13 @@ TEST(RunnerTest, DriftFasterThanLinearFailsWithinTolerance) {
   EXPECT_NE(svg.find("<polyline"), std::string::npos);
   EXPECT_EQ(check_report_to_json(r)["backends"][0]["drift"][0]["steps"].size(), 32u);
 
+  const std::string dir = ::testing::TempDir() + "gbcheck-drift-plots";
+  const std::vector<std::string> written = write_drift_plots(r, dir);
+  ASSERT_EQ(written.size(), 1u);
+  EXPECT_EQ(written[0], dir + "/drift-planted-drift.svg");
+  std::ifstream file(written[0]);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(file), {}), drift_plot_svg("drift on planted: error per step, 1 case(s)", r.backends[0].drift));
+
   CheckReport linear = run_check(m, options_for(m, [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>&, int) {
                                    out[0] = out[0] + 1e-9;
                                  }));
@@ -257,6 +270,115 @@ TEST(RunnerTest, InvalidOracleNamesAreModelErrors) {
   text += "  oracle: [tolerance, fp46]\n";
   Model m = load_model_text(text, "rowsum.yaml");
   EXPECT_THROW(run_check(m, options_for(m, nullptr)), ModelError);
+}
+
+TEST(RunnerTest, PerOutputToleranceOverridesTheDtypes) {
+  std::string text = kSumModel;
+  text += "  oracle: [tolerance, nan_inf]\n";
+  Fault off = [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>&, int) { out[0] = out[0] + 1e-3; };
+  Model strict = load_model_text(text, "rowsum.yaml");
+  CheckReport r = run_check(strict, options_for(strict, off));
+  ASSERT_FALSE(r.pass());
+  const OutputCheck& o = r.backends[0].failures.at(0).outputs.at(0);
+  EXPECT_EQ(o.oracle, "tolerance");
+  EXPECT_NE(o.min_passing.find("atol 0.001"), std::string::npos) << o.min_passing;
+  Model loose =
+      load_model_text(text + "  tolerance: {float32: {rtol: 0, atol: 1e-9}, y: {rtol: 0, atol: 0.002}}\n", "rowsum.yaml");
+  EXPECT_TRUE(run_check(loose, options_for(loose, off)).pass());
+}
+
+// check.error_stat: one element far off fails elementwise but not the median.
+TEST(RunnerTest, ErrorStatIsSelectable) {
+  const std::string text = R"(format: gbcheck/v1
+name: scale
+dims: {B: [2, 4], D: [4, 16]}
+inputs:
+  x: {shape: [B, D], dtype: float32}
+graph:
+  - {id: y, op: mul, args: [x, 2.0]}
+outputs: [y]
+check:
+  cases: 4
+  oracle: [tolerance, nan_inf]
+)";
+  Fault one_off = [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>&, int) { out[0][0][0] += 1.0; };
+  Model elementwise = load_model_text(text, "scale.yaml");
+  CheckReport r = run_check(elementwise, options_for(elementwise, one_off));
+  EXPECT_FALSE(r.pass());
+  EXPECT_EQ(r.error_stat, "elementwise");
+  Model median = load_model_text(text + "  error_stat: quantile\n  quantile: 0.5\n", "scale.yaml");
+  CheckReport m = run_check(median, options_for(median, one_off));
+  EXPECT_TRUE(m.pass());
+  EXPECT_EQ(m.error_stat, "quantile 0.5");
+}
+
+// check.oracle: without fp64, a reordered sum under a zero tolerance is a failure; with it, rounding.
+TEST(RunnerTest, OracleSelectionDecidesWhoJudges) {
+  const std::string text = std::string(kSumModel) + "  tolerance: {float32: {rtol: 0, atol: 0}}\n";
+  Fault reordered = [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>& in, int) {
+    out[0] = in[0].flip(1).sum(1);
+  };
+  Model all = load_model_text(text, "rowsum.yaml");
+  EXPECT_TRUE(run_check(all, options_for(all, reordered)).pass());
+  Model tolerance_only = load_model_text(text + "  oracle: [tolerance]\n", "rowsum.yaml");
+  CheckReport r = run_check(tolerance_only, options_for(tolerance_only, reordered));
+  EXPECT_EQ(r.oracles, std::vector<std::string>{"tolerance"});
+  ASSERT_FALSE(r.pass());
+  EXPECT_EQ(r.backends[0].failures.at(0).failed_oracles(), std::vector<std::string>{"tolerance"});
+}
+
+// Eager and the compiled path start each run from the same RNG seed: the same dropout mask.
+TEST(RunnerTest, RandomOpsAreReseededIdentically) {
+  const char* text = R"(format: gbcheck/v1
+name: drop
+inputs:
+  x: {shape: [32, 32], dtype: float32}
+graph:
+  - {id: y, op: dropout, args: [x], p: 0.5, training: true}
+  - {id: s, op: sum, args: [y]}
+outputs: [y, s]
+check:
+  cases: 3
+  oracle: [tolerance, nan_inf, determinism]
+)";
+  Model m = load_model_text(text, "drop.yaml");
+  CheckReport same = run_check(m, options_for(m, nullptr));
+  EXPECT_TRUE(same.pass());
+  EXPECT_TRUE(same.backends[0].notes.empty()) << same.backends[0].notes.at(0);
+  // A path that draws from another seed cannot be compared element by element, and says so.
+  CheckReport other = run_check(m, options_for(m, [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>& in, int) {
+                                  at::manual_seed(42);
+                                  out[0] = at::dropout(in[0], 0.5, true);
+                                  out[1] = out[0].sum();
+                                }));
+  ASSERT_FALSE(other.backends[0].notes.empty());
+  EXPECT_NE(other.backends[0].notes[0].find("mask"), std::string::npos) << other.backends[0].notes[0];
+}
+
+TEST(RunnerTest, EagerThatDisagreesWithItselfIsAnUnusableReference) {
+  Model m = load_model_text(kSumModel, "rowsum.yaml");
+  const JudgePlan plan = make_judge_plan(m);
+  const std::vector<at::Tensor> in = {at::ones({2, 3})};
+  const std::vector<at::Tensor> a = {at::tensor({1.0f, 2.0f})}, b = {at::tensor({1.0f, 2.5f})};
+  EXPECT_EQ(reference_disagreement(plan, {a, in}, {a, in}, 0), "");
+  const std::string why = reference_disagreement(plan, {a, in}, {b, in}, 0);
+  EXPECT_NE(why.find("eager disagrees with itself on output y"), std::string::npos) << why;
+  EXPECT_NE(why.find("[1]"), std::string::npos) << why;
+
+  CheckReport r;
+  r.model_name = "rowsum";
+  r.backends.emplace_back();
+  r.backends[0].backend = "gbc";
+  r.unusable.push_back({3, 77, why});
+  EXPECT_TRUE(r.no_usable_case());
+  EXPECT_EQ(r.exit_code(), kExitInvalid);
+  std::ostringstream text;
+  print_terminal_report(r, text, {});
+  EXPECT_NE(text.str().find("unusable reference"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("case 3 (seed 77)"), std::string::npos) << text.str();
+  r.cases_judged = 1;  // with a usable case, the unusable ones are reported but do not fail the check
+  EXPECT_TRUE(r.pass());
+  EXPECT_EQ(check_report_to_json(r)["unusable_cases"][0]["case"], 3);
 }
 
 }  // namespace

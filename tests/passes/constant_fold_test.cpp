@@ -15,6 +15,8 @@ using testing::ir;
 
 TEST(ConstantFold, EvaluatesWithAtenScalarSemantics) {
   Graph g = graph_of(R"(dims: {B: [1, 4]}
+inputs:
+  x: {shape: [B], dtype: float32}
 graph:
   - {id: big, op: full, shape: [B, 3], value: 2147483647, dtype: int32}
   - {id: wrapped, op: add, args: [big, 1]}
@@ -37,7 +39,7 @@ outputs: [wrapped, lt, q, r, u, w, c]
   // 0.1f + 0.2f rounds in float32; exp's result rounds to float16 (1.349609375); int32 wraps;
   // int / int is true division; remainder takes the divisor's sign; -1.5 -> uint8 goes through
   // int64 (255); where promotes int64 and a float number to float32.
-  EXPECT_EQ(ir(constant_fold(g)), R"(graph t() {
+  EXPECT_EQ(ir(constant_fold(g)), R"(graph t(x: float32[B]) {
   big: int32[B, 3] = full(dtype=int32, shape=[B, 3], value=2147483647)
   wrapped: int32[B, 3] = full(dtype=int32, shape=[B, 3], value=-2147483648)
   a: float32[3] = full(dtype=float32, shape=[3], value=0.10000000000000001)

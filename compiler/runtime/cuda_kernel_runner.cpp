@@ -1,0 +1,154 @@
+#include "compiler/runtime/cuda_kernel_runner.h"
+
+#include <chrono>
+#include <memory>
+#include <sstream>
+
+#include "compiler/codegen/cuda_codegen.h"
+#include "compiler/cuda/cuda_driver.h"
+#include "compiler/cuda/cuda_module.h"
+#include "compiler/cuda/nvrtc_compiler.h"
+#include "compiler/ir/diagnostics.h"
+#include "compiler/support/log.h"
+
+namespace gbc {
+namespace {
+
+// gbc's CUDA tensors live on cuda:0 (graph_runtime.cpp).
+constexpr int kDevice = 0;
+
+thread_local CudaLaunchCapture* active_capture = nullptr;
+
+// NVRTC's or the PTX JIT's first line naming an error, else the first non-empty line.
+std::string first_error_line(const std::string& log) {
+  std::istringstream lines(log);
+  std::string line, first;
+  while (std::getline(lines, line)) {
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (first.empty()) first = line;
+    if (line.find("error") != std::string::npos) return line;
+  }
+  return first.empty() ? "the compiler failed without output" : first;
+}
+
+struct DeviceInfo {
+  int arch = 0;            // compute capability, major * 10 + minor
+  int multiprocessors = 0;
+};
+
+// Queried once: both are fixed for the process. Throws CudaError when the driver is unusable.
+const DeviceInfo& device_info() {
+  static const DeviceInfo info = [] {
+    CudaDriver& driver = CudaDriver::get();
+    DeviceInfo d;
+    d.arch = driver.compute_capability(kDevice);
+    CUdevice handle = 0;
+    driver.check(driver.cuDeviceGet(&handle, kDevice), "cuDeviceGet");
+    driver.check(driver.cuDeviceGetAttribute(&d.multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, handle),
+                 "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)");
+    return d;
+  }();
+  return info;
+}
+
+// Launches one kernel of a loaded module with the arguments the region filled.
+class CudaLauncher {
+ public:
+  CudaLauncher(std::shared_ptr<CudaModule> module, kir::Kernel kernel, int multiprocessors)
+      : module_(std::move(module)), kernel_(std::move(kernel)), multiprocessors_(multiprocessors) {
+    function_ = module_->function(kernel_.name);
+  }
+
+  void operator()(const GbcKernelArgs* args) const {
+    GbcCudaKernelArgs cuda = codegen::make_cuda_args(kernel_, *args);
+    const codegen::CudaLaunchShape shape = codegen::cuda_launch_shape(kernel_, cuda, multiprocessors_);
+    CUstream stream = nullptr;  // the legacy default stream, ATen's (see the header)
+    if (CudaLaunchCapture* capture = CudaLaunchCapture::active()) {
+      stream = capture->stream();
+      capture->count_launch();
+    }
+    void* params[] = {&cuda};
+    module_->launch(function_, Dim3{shape.grid, 1, 1}, Dim3{shape.block_x, shape.block_y, 1}, 0, stream, params);
+  }
+
+ private:
+  std::shared_ptr<CudaModule> module_;  // shared by the module's launchers; unloaded with the last
+  kir::Kernel kernel_;
+  int multiprocessors_;
+  CUfunction function_ = nullptr;
+};
+
+}  // namespace
+
+NativeModule compile_cuda_module(const std::vector<kir::Kernel>& kernels, const std::string& module, bool use_cache,
+                                 const std::string& cache_dir) {
+  const auto start = std::chrono::steady_clock::now();
+  NativeModule m;
+  CudaDriver& driver = CudaDriver::get();
+  const NvrtcCompiler& nvrtc = NvrtcCompiler::get();
+  if (!driver.available()) {
+    m.error = "the CUDA driver is unavailable: " + driver.unavailable_reason();
+    return m;
+  }
+  if (!nvrtc.available()) {
+    m.error = "NVRTC is unavailable: " + first_error_line(nvrtc.unavailable_reason());
+    return m;
+  }
+  for (const kir::Kernel& k : kernels) {
+    std::string reason = codegen::cuda_unsupported_reason(k);
+    if (!reason.empty()) {
+      m.error = reason;
+      return m;
+    }
+  }
+  try {
+    const DeviceInfo& device = device_info();
+    const std::string source = codegen::generate_cuda_source(kernels, module);
+    GBC_LOG_CHANNEL(kernels) << module << ": generated CUDA source\n" << source;
+    codegen::CudaPtx ptx = codegen::compile_cuda_ptx(source, device.arch, use_cache, cache_dir);
+    if (!ptx.build.ok) {
+      m.error = first_error_line(ptx.build.log);
+      GBC_LOG_CHANNEL(kernels) << module << ": NVRTC failed for sm_" << device.arch << "\n" << ptx.build.log;
+      return m;
+    }
+    auto loaded = std::make_shared<CudaModule>(ptx.build.binary, kDevice);
+    for (const kir::Kernel& k : kernels) m.functions.push_back(CudaLauncher(loaded, k, device.multiprocessors));
+    m.ok = true;
+    GBC_LOG_CHANNEL(kernels) << module << ": " << (ptx.cache_hit ? "PTX from the cache" : "compiled") << " for sm_"
+                             << device.arch << ", loaded on cuda:" << kDevice;
+  } catch (const CudaError& e) {
+    m.functions.clear();
+    m.error = first_error_line(e.what());
+    GBC_LOG_CHANNEL(kernels) << module << ": the driver rejected the module: " << e.what();
+  }
+  m.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return m;
+}
+
+KernelRegionOptions cuda_kernel_region_options(const CompileContext& ctx) {
+  KernelRegionOptions o;
+  o.label = ctx.label;
+  o.compile_before_launch = true;
+  const bool use_cache = ctx.options.use_cache;
+  const std::string cache_dir = ctx.options.cache_dir.empty() ? "" : ctx.options.cache_dir + "/cuda";
+  o.native = [use_cache, cache_dir](const std::vector<kir::Kernel>& kernels, const std::string& module) {
+    return compile_cuda_module(kernels, module, use_cache, cache_dir);
+  };
+  o.on_buffer = [](const at::Tensor& tensor) {
+    if (CudaLaunchCapture* capture = CudaLaunchCapture::active()) capture->retain(tensor);
+  };
+  o.compile_hint = "see NVRTC's full output with --log kernels; GBCHECK_NVRTC names the NVRTC library";
+  return o;
+}
+
+CudaLaunchCapture::CudaLaunchCapture(CUstream stream, std::vector<at::Tensor>* keep_alive)
+    : stream_(stream), keep_alive_(keep_alive) {
+  GBC_INTERNAL_ASSERT(active_capture == nullptr, "CUDA launch captures do not nest");
+  active_capture = this;
+}
+
+CudaLaunchCapture::~CudaLaunchCapture() { active_capture = nullptr; }
+
+CudaLaunchCapture* CudaLaunchCapture::active() { return active_capture; }
+
+}  // namespace gbc

@@ -1,0 +1,24 @@
+// The layouts a call will give each fused kernel's buffers, known before the call runs: what a
+// runner that cannot interpret kernels (CUDA) needs to compile a call's variants in one module
+// before its first launch. A buffer's layout is predictable when it holds a region input (the
+// call's tensor) or a kernel output (always allocated contiguous by kernel_region.cpp); kernels
+// reading what an ATen step makes (matmul, view, ...) are not predicted, and are compiled when
+// reached. A wrong prediction costs only an unused variant. Tests: tests/codegen/cuda_corpus_test.cpp.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "compiler/aten/runtime_value.h"
+#include "compiler/kernel/specialize.h"
+#include "compiler/runtime/kernel_plan.h"
+
+namespace gbc {
+
+/// Per plan kernel (plan.kernels order): every buffer's layout in iteration order, or nullopt.
+/// env holds the region's inputs at their graph values; bindings binds its symbolic dims.
+std::vector<std::optional<std::vector<BufferLayout>>> predict_kernel_layouts(const KernelPlan& plan,
+                                                                            const std::vector<RtValue>& env,
+                                                                            const DimBindings& bindings);
+
+}  // namespace gbc

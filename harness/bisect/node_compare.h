@@ -1,0 +1,44 @@
+// The third step of `gbcheck bisect`: the first IR node whose value diverges from eager's. Eager
+// runs the model and records every intermediate value (EagerOptions::on_value); the stage's plan
+// (graph pipeline, partition, lowering, with the same disabled passes and injected fault) runs
+// with every fused kernel in the kernel-IR interpreter, whose observer reports each member node's
+// value at each element. Intermediates are never made kernel outputs, so looking does not change
+// what gets fused. Nodes the pipeline created (decompositions) have no eager value and are skipped.
+// For decomp the pipeline's graph runs op by op on ATen instead. CPU only.
+// Test: tests/faults/bisect_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/backends/backend.h"
+#include "harness/inputs/input_generator.h"
+#include "harness/model/model.h"
+
+namespace gbc {
+
+struct NodeDivergence {
+  std::string node;    // the graph value (the model's id)
+  std::string op;
+  SourceLoc loc;       // where the model defines it
+  std::string kernel;  // the fused kernel computing it ("" when it runs on ATen)
+  int64_t elements = 0, mismatches = 0;
+  std::vector<int64_t> index;  // the first mismatching element, in the kernel's iteration order
+  double expected = 0.0, actual = 0.0;
+};
+
+struct NodeComparison {
+  std::optional<NodeDivergence> first;
+  int kernels = 0;         // fused kernels interpreted
+  int nodes_compared = 0;
+  std::vector<std::string> skipped;  // nodes without an eager value
+  std::string note;        // why nothing could be compared, or what agreement means
+};
+
+/// Compares eager's values with `stage`'s (decomp, gbc-interp or gbc) on one test case.
+NodeComparison compare_nodes(const Model& model, const std::string& stage, const TestCase& tc,
+                             const BackendOptions& options);
+
+}  // namespace gbc

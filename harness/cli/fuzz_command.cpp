@@ -1,0 +1,112 @@
+// `gbcheck fuzz --out DIR [--time 8h] [--cases N] [--backends gbc,nnc] [--seed S] [--jobs J]
+// [--shard i/N] [--resume]`: the nightly fuzzing campaign (harness/fuzz/campaign/fuzz_campaign.h).
+// Exit codes: 0 the run completed (its findings are in the store: `gbcheck db report DIR`), 2 bad
+// usage, 3 a worker died outside the sandbox (a gbcheck bug), 130 interrupted (continue it with
+// --resume). Docs: docs/fuzzing.md.
+#include <unistd.h>
+
+#include <iostream>
+#include <stdexcept>
+
+#include "harness/cli/cli.h"
+#include "harness/cli/inject_fault.h"
+#include "harness/fuzz/campaign/duration.h"
+#include "harness/fuzz/campaign/fuzz_campaign.h"
+#include "harness/fuzz/campaign/fuzz_progress.h"
+#include "harness/runner/check_report.h"
+
+namespace gbc {
+
+std::function<int()> add_fuzz_command(CLI::App& sub) {
+  struct Args {
+    FuzzOptions fuzz;
+    std::string time, shard;
+    std::optional<int64_t> cases;
+    int64_t seed = 0;
+    double memory_mb = 4096;
+    bool no_cache = false, no_breaks = false, quiet = false;
+  };
+  auto a = std::make_shared<Args>();
+  FuzzOptions& f = a->fuzz;
+  f.check.backends = {"gbc"};
+  f.generator.cases = 4;
+  sub.add_option("--out,-o", f.out_dir, "folder of the campaign: fuzz.db (the store) and repros/")->required();
+  sub.add_option("--time", a->time, "how long to run: 8h, 90m, 1h30m, 45s (a resumed run keeps its own limit)");
+  sub.add_option("--cases", a->cases, "size of the seed space: graphs at positions 0..N-1 (all shards together)");
+  sub.add_option("--backends", f.check.backends, "compiled paths to check against eager")->delimiter(',')->capture_default_str();
+  sub.add_option("--seed", a->seed, "seed of position 0: position k checks the graph of seed S+k")->capture_default_str();
+  sub.add_option("--jobs,-j", f.jobs, "worker processes")->capture_default_str();
+  sub.add_option("--shard", a->shard, "i/N: check only positions k = i (mod N), for N machines");
+  sub.add_flag("--resume", f.resume, "continue the unfinished run in DIR with its stored settings");
+  sub.add_option("--min-nodes", f.generator.min_nodes, "fewest nodes per graph")->capture_default_str();
+  sub.add_option("--max-nodes", f.generator.max_nodes, "most nodes per graph")->capture_default_str();
+  sub.add_option("--graph-cases", f.generator.cases, "input cases checked per graph (check.cases)")->capture_default_str();
+  sub.add_flag("--no-breaks", a->no_breaks, "straight-line graphs: no print, item, if, nonzero, opaque custom");
+  sub.add_option("--timeout", f.check.limits.timeout_s, "seconds one graph's check may take before it counts as a hang")
+      ->capture_default_str();
+  sub.add_option("--memory-mb", a->memory_mb, "memory one graph's check may add before it counts as out of memory")
+      ->capture_default_str();
+  sub.add_option("--reduce-checks", f.reduce_checks, "checks the reducer may run per new signature (0: no reduction)")
+      ->capture_default_str();
+  sub.add_option("--inject-fault", f.check.backend_options.inject_fault,
+                 "TESTING AID: build gbc's kernels with a known bug (kinds: `gbcheck --inject-fault list`)");
+  sub.add_option("--cache-dir", f.check.backend_options.cache_dir,
+                 "where compiled kernels are cached (default: $GBCHECK_CACHE_DIR or ~/.cache/gbcheck)");
+  sub.add_flag("--no-cache", a->no_cache, "compile every kernel afresh");
+  sub.add_flag("--quiet,-q", a->quiet, "no progress line, only the final summary");
+  return [a]() -> int {
+    FuzzOptions f = a->fuzz;
+    try {
+      if (!a->time.empty()) f.time_s = parse_duration(a->time);
+      if (!a->shard.empty()) f.shard = Shard::parse(a->shard);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "gbcheck fuzz: " << e.what() << "\n";
+      return kExitInvalid;
+    }
+    f.cases = a->cases;
+    f.seed = static_cast<uint64_t>(a->seed);
+    f.generator.allow_breaks = !a->no_breaks;
+    f.check.backend_options.use_cache = !a->no_cache;
+    f.check.limits.memory_bytes = static_cast<size_t>(a->memory_mb * 1024 * 1024);
+    if (!f.resume && !f.check.backend_options.inject_fault.empty())
+      if (auto stop = check_inject_fault(f.check.backend_options.inject_fault, f.check.backends)) return *stop;
+    if (!a->quiet) {
+      f.progress = &std::cerr;
+      f.tty = isatty(STDERR_FILENO) != 0;
+    }
+    FuzzResult r;
+    try {
+      r = run_fuzz(f);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "gbcheck fuzz: " << e.what() << "\n";
+      return kExitInvalid;
+    } catch (const StoreError& e) {
+      std::cerr << "gbcheck fuzz: " << e.what() << "\n";
+      return kExitInvalid;
+    }
+    FuzzTally t;
+    t.cases = r.counts.cases;
+    t.failed = r.counts.failed;
+    t.invalid = r.counts.invalid;
+    t.signatures = r.counts.signatures;
+    t.new_signatures = r.new_signatures;
+    t.elapsed_s = r.run.active_s;
+    t.session_cases = r.counts.cases;
+    t.session_s = r.run.active_s;
+    if (r.run.case_limit) t.cases_total = Shard{r.run.shard_index, r.run.shard_count}.owned(*r.run.case_limit);
+    std::cout << "fuzz: run " << r.run.uid << " " << (r.interrupted ? "interrupted" : r.run.status) << ": "
+              << format_tally(t) << "\n";
+    std::cout << "store: " << f.out_dir << "/" << FuzzStore::kFileName << " (gbcheck db report " << f.out_dir << ")\n";
+    if (!r.error.empty()) {
+      std::cerr << "gbcheck fuzz: " << r.error << "this is a bug in gbcheck; the run can continue with --resume\n";
+      return kExitInternal;
+    }
+    if (r.interrupted) {
+      std::cout << "continue with: gbcheck fuzz --out " << f.out_dir << " --resume\n";
+      return 130;
+    }
+    return kExitPass;
+  };
+}
+
+}  // namespace gbc

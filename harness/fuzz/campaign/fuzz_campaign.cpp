@@ -1,0 +1,337 @@
+#include "harness/fuzz/campaign/fuzz_campaign.h"
+
+#include <ATen/Parallel.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "compiler/backends/backend.h"
+#include "harness/fuzz/campaign/fuzz_progress.h"
+#include "harness/fuzz/campaign/repro_folder.h"
+#include "harness/fuzz/graph_generator.h"
+
+namespace gbc {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void on_stop_signal(int) { g_stop = 1; }
+
+// Settings a resumed run takes from the store (the rest of RunInfo holds seed, shard and limits).
+json options_json(const FuzzOptions& o) {
+  const GeneratorConfig& g = o.generator;
+  return {{"min_nodes", g.min_nodes},
+          {"max_nodes", g.max_nodes},
+          {"graph_cases", g.cases},
+          {"allow_breaks", g.allow_breaks},
+          {"allow_random", g.allow_random},
+          {"special_values", g.special_values},
+          {"device", g.device},
+          {"timeout_s", o.check.limits.timeout_s},
+          {"memory_bytes", o.check.limits.memory_bytes},
+          {"reduce_checks", o.reduce_checks},
+          {"inject_fault", o.check.backend_options.inject_fault},
+          {"cache_dir", o.check.backend_options.cache_dir},
+          {"use_cache", o.check.backend_options.use_cache}};
+}
+
+void apply_options_json(const json& j, FuzzOptions& o) {
+  GeneratorConfig& g = o.generator;
+  g.min_nodes = j.at("min_nodes").get<int>();
+  g.max_nodes = j.at("max_nodes").get<int>();
+  g.cases = j.at("graph_cases").get<int>();
+  g.allow_breaks = j.at("allow_breaks").get<bool>();
+  g.allow_random = j.at("allow_random").get<bool>();
+  g.special_values = j.at("special_values").get<double>();
+  g.device = j.at("device").get<std::string>();
+  o.check.limits.timeout_s = j.at("timeout_s").get<double>();
+  o.check.limits.memory_bytes = j.at("memory_bytes").get<size_t>();
+  o.reduce_checks = j.at("reduce_checks").get<int>();
+  o.check.backend_options.inject_fault = j.at("inject_fault").get<std::string>();
+  o.check.backend_options.cache_dir = j.at("cache_dir").get<std::string>();
+  o.check.backend_options.use_cache = j.at("use_cache").get<bool>();
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ",") + i;
+  return s;
+}
+
+std::vector<std::string> split(const std::string& csv) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= csv.size()) {
+    size_t end = csv.find(',', start);
+    if (end == std::string::npos) end = csv.size();
+    if (end > start) out.push_back(csv.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+void validate(const FuzzOptions& o) {
+  auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
+  if (o.out_dir.empty()) fail("--out is required");
+  if (o.jobs < 1 || o.jobs > 256) fail("--jobs must be in [1, 256], got " + std::to_string(o.jobs));
+  if (o.cases && *o.cases < 1) fail("--cases must be at least 1");
+  if (o.time_s && !(*o.time_s > 0)) fail("--time must be positive");
+  if (o.check.backends.empty()) fail("--backends names no backend");
+  for (const auto& b : o.check.backends)
+    if (!find_backend(b)) fail("unknown backend '" + b + "' (gbcheck check --help lists them)");
+  if (o.reduce_checks < 0) fail("--reduce-checks must be >= 0");
+  validate_generator_config(o.generator);
+}
+
+GeneratorConfig graph_config(const FuzzOptions& o) {
+  GeneratorConfig c = o.generator;
+  c.backends = o.check.backends;
+  return c;
+}
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct WorkerPlan {
+  std::string db_path;
+  RunInfo run;
+  int job = 0;
+  Clock::time_point start;
+  double prior_active_s = 0;
+};
+
+ReproFolderOptions repro_options(const FuzzOptions& o) {
+  ReproFolderOptions r;
+  r.check = o.check;
+  r.max_checks = o.reduce_checks;
+  r.gen_args = generator_args(o);
+  if (!o.check.backend_options.inject_fault.empty()) r.check_args = "--inject-fault " + o.check.backend_options.inject_fault;
+  return r;
+}
+
+void reduce_into_store(FuzzStore& store, const FuzzOptions& o, const Model& model, const GraphFailure& f) {
+  std::string rel = "repros/" + f.signature.hash();
+  std::string state;
+  try {
+    state = write_repro_folder(model, f, (fs::path(o.out_dir) / rel).string(), repro_options(o));
+  } catch (const std::exception& e) {
+    std::cerr << "gbcheck fuzz: reducing " << f.hit.key << " failed: " << e.what() << "\n";
+    state = "failed";
+  }
+  store.set_reduced(f.hit.key, state, rel);
+}
+
+// Reductions that a kill interrupted: regenerate the example graph and reduce it again.
+void redo_pending_reductions(FuzzStore& store, const FuzzOptions& o, const RunInfo& run) {
+  for (const SignatureInfo& s : store.pending_reductions()) {
+    if (g_stop) return;
+    if (s.first_run != run.uid) continue;
+    Model model = generate_model(s.first_seed, graph_config(o));
+    GraphVerdict v = check_graph(model, o.check);
+    bool found = false;
+    for (const GraphFailure& f : v.failures) {
+      if (f.hit.key != s.key) continue;
+      reduce_into_store(store, o, model, f);
+      found = true;
+    }
+    if (!found) store.set_reduced(s.key, "failed", "");
+  }
+}
+
+int worker_main(const FuzzOptions& o, const WorkerPlan& plan) {
+  FuzzStore store(plan.db_path, false);
+  if (plan.job == 0) redo_pending_reductions(store, o, plan.run);
+  std::vector<int64_t> done_list = store.done_cases(plan.run.id);
+  std::set<int64_t> done(done_list.begin(), done_list.end());
+  GeneratorConfig config = graph_config(o);
+  for (int64_t n = 0; !g_stop; ++n) {
+    int64_t k = o.shard.position(plan.job, o.jobs, n);
+    if (o.cases && k >= *o.cases) break;
+    if (o.time_s && plan.prior_active_s + seconds_since(plan.start) >= *o.time_s) break;
+    if (done.count(k)) continue;
+    uint64_t seed = o.seed + static_cast<uint64_t>(k);
+    Model model = generate_model(seed, config);
+    GraphVerdict v = check_graph(model, o.check);
+    CaseResult result;
+    result.index = k;
+    result.graph_seed = seed;
+    result.outcome = v.outcome;
+    result.nodes = static_cast<int>(model.graph.node_count());
+    result.elapsed_ms = v.elapsed_ms;
+    std::vector<Hit> hits;
+    for (const GraphFailure& f : v.failures) hits.push_back(f.hit);
+    std::vector<std::string> fresh = store.record_case(plan.run.id, result, hits, plan.prior_active_s + seconds_since(plan.start));
+    for (const GraphFailure& f : v.failures) {
+      if (g_stop) break;
+      if (std::find(fresh.begin(), fresh.end(), f.hit.key) != fresh.end()) reduce_into_store(store, o, model, f);
+    }
+  }
+  return 0;
+}
+
+FuzzTally tally(FuzzStore& store, const FuzzOptions& o, const RunInfo& run, int64_t cases_at_start,
+                Clock::time_point start) {
+  FuzzStore::Counts c = store.counts(run.id);
+  FuzzTally t;
+  t.cases = c.cases;
+  t.failed = c.failed;
+  t.invalid = c.invalid;
+  t.signatures = c.signatures;
+  t.new_signatures = store.db().scalar("SELECT count(*) FROM signatures WHERE status = 'new'").value_or(0);
+  t.session_cases = c.cases - cases_at_start;
+  t.session_s = seconds_since(start);
+  t.elapsed_s = run.active_s + t.session_s;
+  if (o.time_s) t.remaining_s = std::max(0.0, *o.time_s - t.elapsed_s);
+  if (o.cases) t.cases_total = o.shard.owned(*o.cases);
+  return t;
+}
+
+// Handlers for SIGINT and SIGTERM for the campaign's duration (the workers inherit them).
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignals() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+}  // namespace
+
+std::string generator_args(const FuzzOptions& o) {
+  const GeneratorConfig& g = o.generator;
+  GeneratorConfig defaults;
+  std::string s = "--min-nodes " + std::to_string(g.min_nodes) + " --max-nodes " + std::to_string(g.max_nodes) +
+                  " --cases " + std::to_string(g.cases) + " --backends " + join(o.check.backends);
+  if (!g.allow_breaks) s += " --no-breaks";
+  if (!g.allow_random) s += " --no-random";
+  if (g.special_values != defaults.special_values) s += " --special-values " + std::to_string(g.special_values);
+  if (g.device != defaults.device) s += " --device " + g.device;
+  return s;
+}
+
+FuzzResult run_fuzz(FuzzOptions o) {
+  fs::create_directories(o.out_dir);
+  std::string db_path = (fs::path(o.out_dir) / FuzzStore::kFileName).string();
+  FuzzStore store(db_path, true);
+  RunInfo run;
+  if (o.resume) {
+    auto previous = store.resumable_run();
+    if (!previous) throw std::invalid_argument("--resume: " + db_path + " has no unfinished run to continue");
+    run = *previous;
+    o.seed = run.seed;
+    o.shard = Shard{run.shard_index, run.shard_count};
+    o.cases = run.case_limit;
+    o.time_s = run.time_limit_s;
+    o.check.backends = split(run.backends);
+    try {
+      apply_options_json(json::parse(run.options), o);
+    } catch (const json::exception& e) {
+      throw StoreError(db_path + ": run " + run.uid + " has unreadable settings: " + e.what());
+    }
+    validate(o);
+    store.mark_running(run.id);
+  } else {
+    validate(o);
+    RunInfo spec;
+    spec.seed = o.seed;
+    spec.shard_index = o.shard.index;
+    spec.shard_count = o.shard.count;
+    spec.case_limit = o.cases;
+    spec.time_limit_s = o.time_s;
+    spec.backends = join(o.check.backends);
+    spec.options = options_json(o).dump();
+    spec.gen_args = generator_args(o);
+    run = store.begin_run(spec);
+  }
+
+  // Workers fork sandboxes from a process that runs ATen: it must stay single-threaded
+  // (harness/sandbox/sandbox.h).
+  at::set_num_threads(1);
+  StopSignals signals;
+  Clock::time_point start = Clock::now();
+  int64_t cases_at_start = store.counts(run.id).cases;
+  std::vector<pid_t> workers;
+  const pid_t parent = ::getpid();
+  for (int job = 0; job < o.jobs; ++job) {
+    pid_t pid = ::fork();
+    if (pid < 0) {
+      for (pid_t w : workers) ::kill(w, SIGTERM);
+      throw std::runtime_error("fork failed for worker " + std::to_string(job));
+    }
+    if (pid == 0) {
+      // A worker outlives a killed parent only to finish its case in flight.
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (::getppid() != parent) ::_exit(0);  // the parent died before prctl took effect
+      int code = 3;
+      try {
+        code = worker_main(o, WorkerPlan{db_path, run, job, start, run.active_s});
+      } catch (const std::exception& e) {
+        std::cerr << "gbcheck fuzz: worker " << job << " failed: " << e.what() << "\n";
+      }
+      std::cerr.flush();
+      ::_exit(code);
+    }
+    workers.push_back(pid);
+  }
+
+  FuzzResult result;
+  FuzzProgress progress(o.progress ? *o.progress : std::cerr, o.tty,
+                        o.shard.count > 1 ? "fuzz " + o.shard.str() + ": " : "fuzz: ");
+  bool forwarded = false;
+  std::set<pid_t> running(workers.begin(), workers.end());
+  while (!running.empty()) {
+    for (pid_t pid : std::vector<pid_t>(running.begin(), running.end())) {
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) != pid) continue;
+      running.erase(pid);
+      if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+        result.error += "worker " + std::to_string(pid) +
+                        (WIFSIGNALED(status) ? " killed by signal " + std::to_string(WTERMSIG(status))
+                                             : " exited with " + std::to_string(WEXITSTATUS(status))) + "; ";
+      }
+    }
+    if (running.empty()) break;
+    if (g_stop && !forwarded) {
+      // Ctrl-C reaches the workers by itself; a SIGTERM to the parent does not.
+      for (pid_t w : running) ::kill(w, SIGTERM);
+      forwarded = true;
+    }
+    if (o.progress) progress.update(tally(store, o, run, cases_at_start, start));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (o.progress) progress.finish();
+
+  result.interrupted = g_stop != 0;
+  double active = run.active_s + seconds_since(start);
+  store.finish_run(run.id, result.interrupted || !result.error.empty() ? "interrupted" : "finished", active);
+  result.run = *store.run(run.id);
+  result.counts = store.counts(run.id);
+  result.new_signatures = store.db().scalar("SELECT count(*) FROM signatures WHERE status = 'new'").value_or(0);
+  return result;
+}
+
+}  // namespace gbc

@@ -1,0 +1,151 @@
+#include "harness/fuzz/campaign/graph_check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "harness/runner/check_runner.h"
+
+namespace gbc {
+namespace {
+
+using json = nlohmann::json;
+
+// The ops whose results are the failing outputs; the model's ancestry of them when none is a
+// node result (a graph input judged after an in-place update).
+std::vector<std::string> producer_ops(const Model& model, const std::vector<OutputCheck>& failing) {
+  const Graph& g = model.graph;
+  std::map<ValueId, std::string> producer;
+  for_each_node(g.body, [&](const Node& n) {
+    for (ValueId v : n.outputs) producer[v] = n.op;
+  });
+  std::vector<std::string> ops, names;
+  for (const OutputCheck& c : failing) {
+    names.push_back(c.output);
+    for (ValueId v = 0; v < static_cast<ValueId>(g.values.size()); ++v)
+      if (g.name_of(v) == c.output && producer.count(v)) ops.push_back(producer[v]);
+  }
+  if (ops.empty()) return ops_involved(model, names);
+  std::sort(ops.begin(), ops.end());
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  return ops;
+}
+
+std::string summary_of(const FailureSignature& s, const SandboxLimits& limits) {
+  if (s.kind == "divergence") return s.backend + " diverges from eager (" + s.detail + ")";
+  if (s.kind == "error") return s.backend + " raised: " + s.detail;
+  if (s.kind == "crash") return s.backend + " crashed (" + s.detail + ")";
+  if (s.kind == "timeout") return s.backend + " ran past the " + std::to_string(static_cast<int>(limits.timeout_s)) + " s limit";
+  if (s.kind == "oom") return s.backend + " ran out of memory";
+  if (s.kind == "generator") return "the generator made a graph eager cannot judge: " + s.detail;
+  return s.backend + " " + s.kind + " " + s.detail;
+}
+
+GraphFailure make_failure(FailureSignature s, const std::string& detail, const SandboxLimits& limits) {
+  if (s.kind != "divergence") s.ops.clear();
+  GraphFailure f;
+  f.signature = s;
+  f.hit.key = dedupe_key(s);
+  f.hit.kind = s.kind;
+  f.hit.backend = s.backend;
+  f.hit.summary = summary_of(s, limits);
+  f.hit.detail = detail;
+  return f;
+}
+
+// The check as the child runs it: the report reduced to what the fuzzer keeps.
+json check_in_child(const Model& model, const GraphCheckOptions& options) {
+  RunOptions run = run_options_from_model(model);
+  run.backends = options.backends;
+  run.backend_options.cache_dir = options.backend_options.cache_dir;
+  run.backend_options.use_cache = options.backend_options.use_cache;
+  run.backend_options.inject_fault = options.backend_options.inject_fault;
+  run.max_shrink_tries = 0;  // the reducer shrinks the graph of a new signature instead
+  run.max_failures_kept = 1;
+  CheckReport report = run_check(model, run);
+  json out = {{"outcome", "pass"}, {"failures", json::array()}};
+  auto add = [&](const FailureSignature& s, const std::string& detail) {
+    out["failures"].push_back({{"signature", s.to_json()}, {"detail", detail}});
+  };
+  if (!report.eager_error.empty()) {
+    out["outcome"] = "invalid";
+    add(FailureSignature{"eager", "generator", normalize_error(report.eager_error), {}}, report.eager_error);
+    return out;
+  }
+  if (report.no_usable_case()) {
+    out["outcome"] = "invalid";
+    add(FailureSignature{"eager", "generator", "eager disagrees with itself on every case", {}},
+        report.unusable.front().reason);
+    return out;
+  }
+  for (const BackendReport& b : report.backends) {
+    if (b.failures.empty()) continue;
+    const CaseFailure& f = b.failures.front();
+    FailureSignature s = signature_of_failure(model, b.backend, f);
+    if (s.kind == "divergence") s.ops = producer_ops(model, f.outputs);
+    std::string detail = !f.error.empty() ? f.error : f.outputs.empty() ? "" : f.outputs.front().output + ": " + f.outputs.front().detail;
+    add(s, "case " + std::to_string(f.index) + ": " + detail);
+    out["outcome"] = "fail";
+  }
+  return out;
+}
+
+GraphVerdict from_child(const SandboxResult& r, const GraphCheckOptions& options) {
+  GraphVerdict v;
+  v.outcome = r.value.at("outcome").get<std::string>();
+  for (const json& f : r.value.at("failures"))
+    v.failures.push_back(make_failure(FailureSignature::from_json(f.at("signature")), f.at("detail").get<std::string>(),
+                                      options.limits));
+  return v;
+}
+
+std::string death_detail(const SandboxResult& r) {
+  std::string d = r.summary();
+  if (!r.stderr_tail.empty()) d += "\n" + r.stderr_tail.substr(r.stderr_tail.size() > 1000 ? r.stderr_tail.size() - 1000 : 0);
+  return d;
+}
+
+}  // namespace
+
+std::string dedupe_key(const FailureSignature& signature) { return signature.str(); }
+
+GraphVerdict check_graph(const Model& model, const GraphCheckOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  auto run_child = [&](const GraphCheckOptions& o) {
+    return run_sandboxed([&] { return check_in_child(model, o); }, o.limits);
+  };
+  SandboxResult r = run_child(options);
+  GraphVerdict v;
+  if (r.ok()) {
+    v = from_child(r, options);
+  } else if (r.status == SandboxResult::Status::Exception) {
+    // The check itself threw: the generator made a model the harness rejects, or a harness bug.
+    v.outcome = "invalid";
+    FailureSignature s{"gbcheck", "error", r.exception_type + ": " + normalize_error(r.error), {}};
+    v.failures.push_back(make_failure(s, r.error, options.limits));
+  } else {
+    v.outcome = "fail";
+    std::vector<std::string> culprits;
+    if (options.backends.size() > 1) {
+      for (const std::string& b : options.backends) {
+        GraphCheckOptions alone = options;
+        alone.backends = {b};
+        SandboxResult again = run_child(alone);
+        if (!again.ok() && again.status != SandboxResult::Status::Exception) {
+          culprits.push_back(b);
+          v.failures.push_back(make_failure(signature_of_sandbox(model, b, again), death_detail(again), options.limits));
+        }
+      }
+    }
+    if (culprits.empty()) {
+      // One backend alone, or a death that only happens with all of them in one process.
+      std::string all;
+      for (const std::string& b : options.backends) all += (all.empty() ? "" : ",") + b;
+      v.failures.push_back(make_failure(signature_of_sandbox(model, all, r), death_detail(r), options.limits));
+    }
+  }
+  v.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return v;
+}
+
+}  // namespace gbc

@@ -1,0 +1,64 @@
+// A failure's signature: which path failed, how (an oracle's divergence, an error the path raised,
+// a crash signal, a timeout, an out-of-memory, a graph break under --fullgraph), and the op kinds
+// involved. The reducer keeps it while shrinking a model, so that an accuracy bug is never
+// "reduced" into an unrelated crash; the fuzzer dedupes failures by its hash.
+//
+// What counts as the same failure (same_failure) ignores the op kinds: a reduced model involves
+// fewer ops than the model it came from, but it is the same bug when path, kind and detail agree.
+// For deduplication, compute the signature of the reduced model, whose op list is minimal.
+// Test: tests/reduce/failure_signature_test.cpp.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/model/model.h"
+#include "harness/runner/check_report.h"
+#include "harness/sandbox/sandbox.h"
+
+namespace gbc {
+
+struct FailureSignature {
+  std::string backend;
+  /// divergence | error | crash | timeout | oom | graph-break
+  std::string kind;
+  /// divergence: the failing oracles, sorted, comma-separated ("fp64,tolerance"); error: the
+  /// message's first line with numbers replaced by N (sizes and values vary, the error does not);
+  /// crash: the signal name; oom: the exception type; graph-break: the break's code; timeout: "".
+  std::string detail;
+  /// Op kinds involved, sorted and unique: for a divergence the ops the failing outputs depend on,
+  /// for an error located at a node that node's op, otherwise every op of the model.
+  std::vector<std::string> ops;
+
+  /// "gbc divergence tolerance [sin,tanh]": stable across runs and machines.
+  std::string str() const;
+  /// 16 hex digits of a stable hash of str().
+  std::string hash() const;
+  /// The same bug: backend, kind and detail agree (ops may differ).
+  bool same_failure(const FailureSignature& other) const;
+  bool operator==(const FailureSignature& other) const;
+
+  nlohmann::json to_json() const;
+  /// Throws nlohmann::json::exception on a malformed object.
+  static FailureSignature from_json(const nlohmann::json& j);
+};
+
+/// The ops of `model` that the values named `names` depend on (outputs or graph inputs), sorted.
+std::vector<std::string> ops_involved(const Model& model, const std::vector<std::string>& names);
+/// Every op kind of the model, sorted and unique.
+std::vector<std::string> all_ops(const Model& model);
+
+/// The signature of a backend's failing case (a CaseFailure of a CheckReport).
+FailureSignature signature_of_failure(const Model& model, const std::string& backend, const CaseFailure& failure);
+/// The signature of a path result: a divergence or an error.
+FailureSignature signature_of_error(const Model& model, const std::string& backend, const std::string& error,
+                                    const SourceLoc& error_loc);
+FailureSignature signature_of_divergence(const Model& model, const std::string& backend,
+                                         const std::vector<OutputCheck>& failing);
+/// The signature of a sandboxed run that did not return (crash, timeout, oom, exception, exit).
+FailureSignature signature_of_sandbox(const Model& model, const std::string& backend, const SandboxResult& result);
+/// The first line of an error with digit runs replaced by N.
+std::string normalize_error(const std::string& error);
+
+}  // namespace gbc

@@ -1,0 +1,537 @@
+#include "harness/reduce/reducer.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "compiler/support/hash.h"
+#include "harness/inputs/input_generator.h"
+#include "harness/model/model_writer.h"
+#include "harness/reduce/model_edits.h"
+#include "harness/reduce/sandboxed_check.h"
+#include "harness/runner/check_runner.h"
+
+namespace gbc {
+namespace {
+
+struct NondeterministicCheck {
+  std::string note;
+};
+struct CheckBudgetSpent {};
+
+c10::Device device_of(const BackendOptions& options) {
+  return options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+}
+
+std::string tensor_key(const at::Tensor& t) {
+  at::Tensor c = t.contiguous().cpu();
+  std::string key = std::string(c10::toString(c.scalar_type())) + "[";
+  for (int64_t s : c.sizes()) key += std::to_string(s) + ",";
+  std::string_view bytes(static_cast<const char*>(c.data_ptr()), c.nbytes());
+  return key + "]" + content_hash(bytes);
+}
+
+// Delta debugging over one failing case: the current subject always fails with the original
+// signature; each phase tries edits and keeps those that still fail the same way.
+class Reducer {
+ public:
+  Reducer(const ReduceOptions& options, const BackendInfo& backend, ReduceResult& result)
+      : opt_(options), result_(result), start_(std::chrono::steady_clock::now()) {
+    check_.backend = &backend;
+    check_.backend_options = options.backend_options;
+    check_.fullgraph = options.fullgraph;
+    check_.limits = options.limits;
+  }
+
+  void set_case(int index, uint64_t case_seed) {
+    check_.case_index = index;
+    check_.case_seed = case_seed;
+  }
+
+  CaseOutcome check(const ReductionSubject& s) {
+    if (opt_.max_checks > 0 && result_.checks >= opt_.max_checks) throw CheckBudgetSpent{};
+    ++result_.checks;
+    CaseOutcome out = check_case_sandboxed(s.model, s.inputs(), check_);
+    report(false);
+    return out;
+  }
+
+  /// Takes `s` as the starting point; false when it does not fail like `original`.
+  bool start_from(ReductionSubject s, const FailureSignature& original) {
+    original_ = original;
+    CaseOutcome o = check(s);
+    if (!o.failed() || !o.signature.same_failure(original_)) return false;
+    accept(std::move(s), o.signature);
+    return true;
+  }
+
+  void reduce() {
+    phase_ = "start";
+    report(true);
+    for (bool changed = true; changed;) {
+      changed = false;
+      changed |= remove_outputs();
+      changed |= remove_nodes_ddmin();
+      changed |= lift_outputs();
+      changed |= shrink_dims();
+      changed |= simplify_dtypes();
+      changed |= simplify_attributes();
+      changed |= simplify_values();
+    }
+  }
+
+  const ReductionSubject& current() const { return current_; }
+  const FailureSignature& signature() const { return signature_; }
+
+  double elapsed_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  void report(bool accepted) {
+    if (!opt_.on_progress) return;
+    ReduceProgress p;
+    p.phase = phase_;
+    p.nodes_left = current_.node_count();
+    p.candidates = result_.candidates;
+    p.checks = result_.checks;
+    p.elapsed_s = elapsed_s();
+    p.accepted = accepted;
+    opt_.on_progress(p);
+  }
+
+  void accept(ReductionSubject s, const FailureSignature& sig) {
+    current_key_ = key_of(s);
+    current_ = std::move(s);
+    signature_ = sig;
+    eager_ = eager_values(current_);
+    report(true);
+  }
+
+  std::string key_of(const ReductionSubject& s) const {
+    std::string key = write_model_yaml(s.model);
+    for (const TensorSpec* spec : s.model.all_tensor_specs()) key += "\n" + spec->name + "=" + tensor_key(s.values.at(spec->name));
+    return content_hash(key);
+  }
+
+  // Builds, checks, rechecks and, when it still fails the same way, accepts a candidate.
+  bool try_candidate(ReductionSubject cand) {
+    ++result_.candidates;
+    try {
+      cand.model = rebuild(cand.model);
+    } catch (const ModelError&) {
+      return false;  // an edit that makes the model invalid is simply not a candidate
+    }
+    for (const TensorSpec* spec : cand.model.all_tensor_specs())
+      if (!cand.values.count(spec->name)) return false;
+    const std::string key = key_of(cand);
+    // An edit the rebuild undoes (an attribute the loader puts back with its default) is no step.
+    if (key == current_key_ || rejected_.count(key)) return false;
+    CaseOutcome first = check(cand);
+    if (!first.failed() || !first.signature.same_failure(original_)) {
+      rejected_.insert(key);
+      return false;
+    }
+    CaseOutcome second = check(cand);
+    if (!second.failed() || !second.signature.same_failure(original_)) {
+      throw NondeterministicCheck{"a candidate with " + std::to_string(cand.node_count()) + " nodes failed (" +
+                                  first.signature.str() + ") and then " +
+                                  (second.failed() ? "failed differently (" + second.signature.str() + ")" : "passed") +
+                                  " on the same inputs: the check is nondeterministic, so no reduction can be trusted"};
+    }
+    ++result_.accepted;
+    accept(std::move(cand), first.signature);
+    return true;
+  }
+
+  bool remove_outputs() {
+    phase_ = "outputs";
+    bool changed = false;
+    for (size_t i = 0; i < current_.model.graph.outputs.size() && current_.model.graph.outputs.size() > 1;) {
+      ReductionSubject cand = current_;
+      std::vector<ValueId> outs = cand.model.graph.outputs;
+      outs.erase(outs.begin() + static_cast<std::ptrdiff_t>(i));
+      set_outputs(cand, outs);
+      if (try_candidate(std::move(cand))) changed = true;
+      else ++i;
+    }
+    return changed;
+  }
+
+  // ddmin over the top-level nodes, removing chunks (the complement test of Zeller's algorithm):
+  // the list is recomputed after each accepted removal, since dead code goes with it.
+  bool remove_nodes_ddmin() {
+    phase_ = "nodes";
+    bool changed = false;
+    size_t parts = 2;
+    for (;;) {
+      std::vector<size_t> items = removable_nodes(current_.model);
+      if (items.empty()) break;
+      parts = std::min(std::max<size_t>(parts, 1), items.size());
+      bool reduced = false;
+      for (size_t p = 0; p < parts && !reduced; ++p) {
+        const size_t lo = items.size() * p / parts, hi = items.size() * (p + 1) / parts;
+        std::vector<size_t> chunk(items.begin() + static_cast<std::ptrdiff_t>(lo), items.begin() + static_cast<std::ptrdiff_t>(hi));
+        if (chunk.empty()) continue;
+        // Bypassing keeps a chunk downstream of the bug connected to it; cutting (new inputs with
+        // the real values) keeps a chunk upstream of a value-dependent bug feeding it what it saw.
+        for (Removal how : {Removal::Bypass, Removal::Cut}) {
+          ReductionSubject cand = current_;
+          if (!remove_nodes(cand, chunk, eager_, how)) continue;
+          if (try_candidate(std::move(cand))) {
+            reduced = changed = true;
+            parts = std::max<size_t>(parts - 1, 2);
+            break;
+          }
+        }
+      }
+      if (reduced) continue;
+      if (parts >= items.size()) break;
+      parts = std::min(parts * 2, items.size());
+    }
+    return changed;
+  }
+
+  // An output whose producer cannot be bypassed (its arguments have other types) moves up to one
+  // of those arguments, which takes the producer away.
+  bool lift_outputs() {
+    phase_ = "outputs";
+    bool changed = false;
+    for (bool again = true; again;) {
+      again = false;
+      const Graph& g = current_.model.graph;
+      for (size_t i = 0; i < g.outputs.size() && !again; ++i) {
+        const Node* producer = nullptr;
+        for (const Node& n : g.body.nodes)
+          if (std::find(n.outputs.begin(), n.outputs.end(), g.outputs[i]) != n.outputs.end()) producer = &n;
+        if (!producer || producer->op == "add_" || producer->op == "mul_") continue;
+        for (const Arg& a : producer->args) {
+          if (!a.is_value() || g.is_graph_input(a.value) || !g.type(a.value).is_tensor()) continue;
+          if (std::find(g.outputs.begin(), g.outputs.end(), a.value) != g.outputs.end()) continue;
+          ReductionSubject cand = current_;
+          std::vector<ValueId> outs = g.outputs;
+          outs[i] = a.value;
+          set_outputs(cand, outs);
+          if (try_candidate(std::move(cand))) {
+            again = changed = true;
+            break;
+          }
+        }
+      }
+    }
+    return changed;
+  }
+
+  bool shrink_dims() {
+    phase_ = "dims";
+    bool changed = false;
+    for (bool again = true; again;) {
+      again = false;
+      std::vector<std::string> names;
+      for (const auto& [name, range] : current_.model.graph.dims.ranges()) names.push_back(name);
+      // The upper half when the lower one loses what the failure needs (a NaN near the end).
+      for (const std::string& name : names)
+        for (Half keep : {Half::Lower, Half::Upper}) {
+          ReductionSubject cand = current_;
+          if (halve_dim(cand, name, keep) && try_candidate(std::move(cand))) {
+            again = changed = true;
+            break;
+          }
+        }
+      for (int64_t size : literal_sizes(current_.model))
+        for (Half keep : {Half::Lower, Half::Upper}) {
+          ReductionSubject cand = current_;
+          if (halve_literal_size(cand, size, keep) && try_candidate(std::move(cand))) {
+            again = changed = true;
+            break;
+          }
+        }
+    }
+    return changed;
+  }
+
+  bool simplify_dtypes() {
+    phase_ = "dtypes";
+    bool changed = false;
+    std::vector<std::pair<std::string, DType>> specs;
+    for (const TensorSpec* s : current_.model.all_tensor_specs()) specs.push_back({s->name, s->dtype});
+    for (const auto& [name, dtype] : specs) {
+      std::optional<DType> simpler = simpler_dtype(dtype);
+      if (!simpler || !current_.values.count(name)) continue;
+      ReductionSubject cand = current_;
+      set_input_dtype(cand, name, *simpler);
+      changed |= try_candidate(std::move(cand));
+    }
+    return changed;
+  }
+
+  bool simplify_attributes() {
+    phase_ = "attributes";
+    bool changed = false;
+    for (size_t i = 0; i < current_.model.graph.body.nodes.size(); ++i) {
+      std::vector<std::string> keys;
+      for (const auto& [k, v] : current_.model.graph.body.nodes[i].attrs) keys.push_back(k);
+      for (const std::string& key : keys) {
+        if (i >= current_.model.graph.body.nodes.size()) break;
+        const Node& node = current_.model.graph.body.nodes[i];
+        auto it = node.attrs.find(key);
+        if (it == node.attrs.end()) continue;
+        ReductionSubject dropped = current_;
+        dropped.model.graph.body.nodes[i].attrs.erase(key);
+        if (try_candidate(std::move(dropped))) {
+          changed = true;
+          continue;
+        }
+        for (const AttrValue& simpler : simpler_attrs(it->second)) {
+          ReductionSubject cand = current_;
+          cand.model.graph.body.nodes[i].attrs[key] = simpler;
+          if (try_candidate(std::move(cand))) {
+            changed = true;
+            break;
+          }
+        }
+      }
+      if (i >= current_.model.graph.body.nodes.size()) break;
+      for (size_t j = 0; j < current_.model.graph.body.nodes[i].args.size(); ++j) {
+        const Arg arg = current_.model.graph.body.nodes[i].args[j];
+        if (arg.is_value()) continue;
+        for (const Scalar& simpler : simpler_scalars(arg.scalar)) {
+          ReductionSubject cand = current_;
+          cand.model.graph.body.nodes[i].args[j] = Arg::number(simpler);
+          if (try_candidate(std::move(cand))) {
+            changed = true;
+            break;
+          }
+        }
+      }
+    }
+    return changed;
+  }
+
+  // Which elements matter: whole tensors to 0 or 1 first, then ever smaller chunks to 0.
+  bool simplify_values() {
+    phase_ = "values";
+    // Small tensors down to single elements; large ones to 1/16ths (checks grow with the parts).
+    constexpr int64_t kSmallTensor = 64, kMaxParts = 16;
+    bool changed = false;
+    std::vector<std::string> names;
+    for (const TensorSpec* s : current_.model.all_tensor_specs()) names.push_back(s->name);
+    for (const std::string& name : names) {
+      if (!current_.values.count(name)) continue;
+      const at::Tensor t = current_.values.at(name);
+      const int64_t numel = t.numel();
+      if (numel == 0) continue;
+      const std::optional<double> constant = constant_value(t);
+      bool filled = false;
+      for (double fill : {0.0, 1.0}) {
+        if (filled || (constant && *constant == fill)) break;
+        ReductionSubject cand = current_;
+        cand.values[name] = at::full_like(t, fill);
+        filled = try_candidate(std::move(cand));
+      }
+      changed |= filled;
+      if (filled || constant) continue;
+      const int64_t max_parts = numel <= kSmallTensor ? numel : kMaxParts;
+      for (int64_t parts = 2; parts < 2 * max_parts && parts / 2 < numel; parts *= 2) {
+        const int64_t chunk = (numel + parts - 1) / parts;
+        for (int64_t p = 0; p * chunk < numel; ++p) {
+          at::Tensor flat = current_.values.at(name).reshape({-1}).clone();
+          at::Tensor part = flat.narrow(0, p * chunk, std::min(chunk, numel - p * chunk));
+          if (part.eq(0).all().item<bool>()) continue;
+          part.zero_();
+          ReductionSubject cand = current_;
+          cand.values[name] = flat.reshape(t.sizes());
+          changed |= try_candidate(std::move(cand));
+        }
+      }
+    }
+    return changed;
+  }
+
+  const ReduceOptions& opt_;
+  ReduceResult& result_;
+  CaseCheck check_;
+  std::chrono::steady_clock::time_point start_;
+  std::string phase_ = "start";
+  FailureSignature original_;
+  FailureSignature signature_;
+  ReductionSubject current_;
+  std::string current_key_;
+  std::map<ValueId, at::Tensor> eager_;
+  std::set<std::string> rejected_;
+};
+
+const BackendInfo* backend_info(const std::string& name, const ReduceOptions& opt) {
+  for (const BackendInfo& b : opt.extra_backends)
+    if (b.name == name) return &b;
+  return find_backend(name);
+}
+
+ReductionSubject subject_of(const Model& model, const TestCase& tc) {
+  ReductionSubject s;
+  s.model = model;
+  std::vector<const TensorSpec*> specs = model.all_tensor_specs();
+  GBC_INTERNAL_ASSERT(specs.size() == tc.tensors.size(), "case tensors do not match the model's inputs");
+  for (size_t i = 0; i < specs.size(); ++i) s.values[specs[i]->name] = tc.tensors[i].contiguous().cpu();
+  return s;
+}
+
+// Inputs whose failing values are one constant are written as `dist: const`, so that the model's
+// own drawn inputs come closer to (or equal) the failing ones.
+void write_constants(ReductionSubject& s) {
+  for (auto* specs : {&s.model.inputs, &s.model.params})
+    for (TensorSpec& spec : *specs)
+      if (std::optional<double> c = constant_value(s.values.at(spec.name))) {
+        spec.dist.kind = ValueDist::Kind::Const;
+        spec.dist.a = *c;
+        spec.dist.explicit_in_model = true;
+      }
+}
+
+}  // namespace
+
+std::string ReduceResult::status_name(Status status) {
+  switch (status) {
+    case Status::Reduced: return "reduced";
+    case Status::NotFailing: return "not-failing";
+    case Status::Nondeterministic: return "nondeterministic";
+  }
+  return "unknown";
+}
+
+std::string ReduceResult::replay_command(const std::string& path) const {
+  std::string cmd = "gbcheck check " + path + " --backend " + backend + " --case " + std::to_string(replay_case);
+  return inject_fault.empty() ? cmd : cmd + " --inject-fault " + inject_fault;
+}
+
+ReduceResult reduce_model(const Model& model, const ReduceOptions& options) {
+  if (Diagnostics d = validate_check_options(model); d.has_errors()) throw ModelError(d);
+  std::vector<std::string> names = options.backend.empty() ? model.check.backends : std::vector<std::string>{options.backend};
+  std::vector<const BackendInfo*> infos;
+  for (const std::string& name : names) {
+    const BackendInfo* info = backend_info(name, options);
+    if (!info) {
+      Diagnostics d;
+      d.error({"<command line>", 0, 0}, "unknown backend '" + name + "'", "`gbcheck check --help` lists the backends");
+      throw ModelError(d);
+    }
+    infos.push_back(info);
+  }
+  ReduceResult result;
+  result.seed = model.check.seed;
+  result.inject_fault = options.backend_options.inject_fault;
+  result.model = model;
+  result.nodes_before = result.nodes_after = static_cast<int>(model.graph.node_count());
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+
+  // The failing case: the first case (or --case) on which one of the backends fails, twice alike.
+  InputGenerator gen(model, device_of(options.backend_options));
+  std::vector<int> cases;
+  if (options.only_case) cases.push_back(*options.only_case);
+  else
+    for (int k = 0; k < model.check.cases; ++k) cases.push_back(k);
+  std::unique_ptr<Reducer> reducer;
+  ReductionSubject failing;
+  for (int k : cases) {
+    TestCase tc = gen.make_case(k);
+    ReductionSubject s = subject_of(model, tc);
+    for (const BackendInfo* info : infos) {
+      auto r = std::make_unique<Reducer>(options, *info, result);
+      r->set_case(k, tc.seed);
+      CaseOutcome o = r->check(s);
+      if (!o.failed()) continue;
+      result.backend = info->name;
+      result.case_index = k;
+      result.original = o.signature;
+      CaseOutcome again = r->check(s);
+      if (!again.failed() || !again.signature.same_failure(o.signature)) {
+        result.status = ReduceResult::Status::Nondeterministic;
+        result.note = "case " + std::to_string(k) + " failed (" + o.signature.str() + ") and then " +
+                      (again.failed() ? "failed differently (" + again.signature.str() + ")" : "passed") +
+                      " on the same inputs: the check is nondeterministic";
+        result.signature = o.signature;
+        result.elapsed_s = elapsed();
+        return result;
+      }
+      reducer = std::move(r);
+      failing = std::move(s);
+      break;
+    }
+    if (reducer) break;
+  }
+  if (!reducer) {
+    result.status = ReduceResult::Status::NotFailing;
+    result.note = "no case fails on " + (names.size() == 1 ? names[0] : "any of the backends") +
+                  (options.only_case ? " (case " + std::to_string(*options.only_case) + ")" : "");
+    result.elapsed_s = elapsed();
+    return result;
+  }
+
+  // Fixed dims make halving possible; a failure that needs symbolic dims keeps them.
+  ReductionSubject pinned = failing;
+  pin_dims(pinned);
+  pinned.model = rebuild(pinned.model);
+  if (!reducer->start_from(std::move(pinned), result.original)) {
+    ReductionSubject plain = failing;
+    plain.model = rebuild(plain.model);
+    if (!reducer->start_from(std::move(plain), result.original)) {
+      result.status = ReduceResult::Status::Nondeterministic;
+      result.note = "the failing case stopped failing when rerun from the rewritten model";
+      result.signature = result.original;
+      result.elapsed_s = elapsed();
+      return result;
+    }
+  }
+  result.status = ReduceResult::Status::Reduced;
+  try {
+    reducer->reduce();
+  } catch (const NondeterministicCheck& e) {
+    result.status = ReduceResult::Status::Nondeterministic;
+    result.note = e.note;
+  } catch (const CheckBudgetSpent&) {
+    result.budget_exhausted = true;
+  }
+
+  ReductionSubject best = reducer->current();
+  best.model.check.backends = {result.backend};
+  ReductionSubject with_constants = best;
+  write_constants(with_constants);
+  try {
+    with_constants.model = rebuild(with_constants.model);
+    best = std::move(with_constants);
+  } catch (const ModelError&) {
+    best.model = rebuild(best.model);  // a constant the format cannot take for that dtype: keep the dists
+  }
+  result.signature = reducer->signature();
+  result.nodes_after = best.node_count();
+  for (const TensorSpec* spec : best.model.all_tensor_specs()) result.inputs.push_back({spec->name, best.values.at(spec->name)});
+
+  // Whether the written model reproduces with its own drawn inputs, and at which case.
+  if (result.status == ReduceResult::Status::Reduced) {
+    ReduceOptions unlimited = options;
+    unlimited.max_checks = 0;
+    unlimited.on_progress = nullptr;
+    ReduceResult scratch;
+    Reducer replay(unlimited, *backend_info(result.backend, options), scratch);
+    InputGenerator drawn(best.model, device_of(options.backend_options));
+    constexpr int kReplayCases = 5;
+    for (int k = 0; k < std::min(best.model.check.cases, kReplayCases); ++k) {
+      TestCase tc = drawn.make_case(k);
+      replay.set_case(k, tc.seed);
+      CaseOutcome o = replay.check(subject_of(best.model, tc));
+      if (o.failed() && o.signature.same_failure(result.original)) {
+        result.reproduces_with_drawn_inputs = true;
+        result.replay_case = k;
+        break;
+      }
+    }
+    result.checks += scratch.checks;
+  }
+  result.model = std::move(best.model);
+  result.elapsed_s = elapsed();
+  return result;
+}
+
+}  // namespace gbc

@@ -1,0 +1,129 @@
+#include "harness/reduce/sandboxed_check.h"
+
+#include <ATen/ATen.h>
+
+#include "compiler/aten/eager_executor.h"
+#include "harness/inputs/input_generator.h"
+#include "harness/report/json_report.h"
+#include "harness/runner/case_run.h"
+#include "harness/runner/judge_plan.h"
+
+namespace gbc {
+namespace {
+
+c10::Device device_of(const BackendOptions& options) {
+  return options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+}
+
+// Runs in the child: the check of one case, as a JSON outcome.
+nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inputs, const CaseCheck& check) {
+  const JudgePlan plan = make_judge_plan(model);
+  const c10::Device device = device_of(check.backend_options);
+  CaseRunner runner(model, plan, device);
+  std::unique_ptr<Backend> backend = check.backend->create();
+  GBC_INTERNAL_ASSERT(backend != nullptr, "backend " + check.backend->name + " created nothing");
+  backend->prepare(model.graph, check.backend_options);
+
+  TestCase tc;
+  tc.index = check.case_index;
+  tc.seed = check.case_seed;
+  for (const at::Tensor& t : inputs) tc.tensors.push_back(t.to(device));
+  tc.bases = tc.tensors;
+  try {
+    tc.dims = bind_dims(model.graph, tc.tensors);
+  } catch (const std::invalid_argument& e) {
+    return {{"kind", "invalid"}, {"description", std::string("inputs do not fit the model: ") + e.what()}};
+  }
+  CaseResult cr = runner.run(tc, {{backend.get(), check.backend->compiled}}, nullptr);
+  if (!cr.eager_error.empty()) return {{"kind", "invalid"}, {"description", "eager raised: " + cr.eager_error}};
+  if (!cr.unusable.empty()) return {{"kind", "invalid"}, {"description", "eager disagreed with itself: " + cr.unusable}};
+  const PathResult& pr = cr.paths.at(0);
+  const std::string& name = check.backend->name;
+  if (pr.failed()) {
+    FailureSignature s = pr.error.empty() ? signature_of_divergence(model, name, pr.failing_checks())
+                                          : signature_of_error(model, name, pr.error, pr.error_loc);
+    std::string what = pr.error.empty() ? "diverged on " : "raised: " + pr.error.substr(0, pr.error.find('\n'));
+    if (pr.error.empty()) {
+      std::string outs;
+      for (const OutputCheck& c : pr.failing_checks()) outs += (outs.empty() ? "" : ", ") + c.output + " (" + c.detail + ")";
+      what += outs;
+    }
+    return {{"kind", "fail"}, {"signature", s.to_json()}, {"description", name + " " + what}};
+  }
+  if (check.fullgraph) {
+    for (const CompileEvent& e : backend->stats().events) {
+      if (e.kind != CompileEvent::Kind::GraphBreak) continue;
+      FailureSignature s;
+      s.backend = name;
+      s.kind = "graph-break";
+      s.detail = e.code;
+      s.ops = e.op.empty() ? all_ops(model) : std::vector<std::string>{e.op};
+      return {{"kind", "fail"}, {"signature", s.to_json()}, {"description", name + " breaks the graph: " + e.code + " " + e.message}};
+    }
+  }
+  return {{"kind", "pass"}, {"description", name + " agrees with eager"}};
+}
+
+}  // namespace
+
+CaseOutcome check_case_sandboxed(const Model& model, const std::vector<at::Tensor>& inputs, const CaseCheck& check) {
+  GBC_INTERNAL_ASSERT(check.backend != nullptr, "check_case_sandboxed without a backend");
+  CaseOutcome out;
+  out.sandbox = run_sandboxed([&] { return judge_case(model, inputs, check); }, check.limits);
+  if (!out.sandbox.ok()) {
+    out.kind = CaseOutcome::Kind::Fail;
+    out.signature = signature_of_sandbox(model, check.backend->name, out.sandbox);
+    out.description = check.backend->name + ": " + out.sandbox.summary();
+    return out;
+  }
+  const nlohmann::json v = std::move(out.sandbox.value);
+  out.sandbox.value = nullptr;
+  const std::string kind = v.at("kind").get<std::string>();
+  out.description = v.value("description", "");
+  if (kind == "fail") {
+    out.kind = CaseOutcome::Kind::Fail;
+    out.signature = FailureSignature::from_json(v.at("signature"));
+  } else {
+    out.kind = kind == "invalid" ? CaseOutcome::Kind::Invalid : CaseOutcome::Kind::Pass;
+  }
+  return out;
+}
+
+SandboxedCheck run_check_sandboxed(const Model& model, const RunOptions& options, const SandboxLimits& limits) {
+  SandboxedCheck out;
+  out.sandbox = run_sandboxed(
+      [&] {
+        CheckReport rep = run_check(model, options);
+        nlohmann::json sigs = nlohmann::json::array();
+        for (const BackendReport& b : rep.backends) {
+          if (!b.failures.empty()) {
+            sigs.push_back(signature_of_failure(model, b.backend, b.failures.front()).to_json());
+          } else if (options.fullgraph && !b.expectation_failures.empty()) {
+            for (const CompileEvent& e : b.stats.events) {
+              if (e.kind != CompileEvent::Kind::GraphBreak) continue;
+              FailureSignature s{b.backend, "graph-break", e.code, e.op.empty() ? all_ops(model) : std::vector<std::string>{e.op}};
+              sigs.push_back(s.to_json());
+              break;
+            }
+          }
+        }
+        return nlohmann::json{{"report", check_report_to_json(rep)}, {"exit_code", rep.exit_code()}, {"signatures", sigs}};
+      },
+      limits);
+  if (out.sandbox.ok()) {
+    out.report = std::move(out.sandbox.value["report"]);
+    out.exit_code = out.sandbox.value["exit_code"].get<int>();
+    for (const auto& s : out.sandbox.value["signatures"]) out.signatures.push_back(FailureSignature::from_json(s));
+    out.sandbox.value = nullptr;
+    return out;
+  }
+  if (out.sandbox.status == SandboxResult::Status::Exception && out.sandbox.exception_type == "gbc::ModelError") {
+    out.exit_code = kExitInvalid;  // an invalid model or oracle selection, not a compiler failure
+    return out;
+  }
+  out.exit_code = kExitDivergence;
+  for (const std::string& b : options.backends) out.signatures.push_back(signature_of_sandbox(model, b, out.sandbox));
+  return out;
+}
+
+}  // namespace gbc

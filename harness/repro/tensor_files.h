@@ -1,0 +1,24 @@
+// Tensors saved for a repro folder in a form any reader can load without gbcheck: the elements of
+// the tensor made contiguous, as raw little-endian bytes in a .bin file (float16/bfloat16 as their
+// 16-bit patterns, bool as one byte), described by a manifest entry {name, dtype, shape, file}.
+// repro.cpp reads them with std::ifstream into at::empty, repro.py with torch.frombuffer; both
+// work on LibTorch/PyTorch 1.13 and 2.x, which torch::pickle_save's format does not promise.
+// Test: tests/faults/repro_test.cpp.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace gbc {
+
+/// Writes `tensor` to dir/relative_path (directories created) and returns its manifest entry.
+nlohmann::json save_tensor_file(const at::Tensor& tensor, const std::string& name, const std::string& dir,
+                                const std::string& relative_path);
+
+/// Reads a tensor back from a manifest entry (relative to dir). std::runtime_error when the file
+/// is missing or has the wrong size.
+at::Tensor load_tensor_file(const nlohmann::json& entry, const std::string& dir);
+
+}  // namespace gbc

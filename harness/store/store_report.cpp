@@ -1,0 +1,120 @@
+#include "harness/store/store_report.h"
+
+#include <sstream>
+
+namespace gbc {
+namespace {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 forbids most control characters, even escaped.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += '?';
+        else out += c;
+    }
+  }
+  return out;
+}
+
+const RunInfo* find_run(const StoreReport& r, const std::string& uid) {
+  for (const auto& run : r.runs)
+    if (run.uid == uid) return &run;
+  return nullptr;
+}
+
+void print_signature(const StoreReport& r, const SignatureInfo& g, std::ostream& out) {
+  out << "  " << g.key << "\n";
+  out << "    " << g.summary << "\n";
+  out << "    " << g.hit_count << (g.hit_count == 1 ? " hit" : " hits") << ", first seen " << g.first_seen << " (graph seed "
+      << g.first_seed << ")";
+  if (g.first_generation < g.last_generation && g.status == "new") out << ", a regression";
+  out << "\n";
+  out << "    replay: " << replay_hint(g, find_run(r, g.first_run)) << "\n";
+  if (!g.repro_path.empty()) out << "    repro:  " << g.repro_path << "\n";
+  else if (g.reduce_state == "failed") out << "    repro:  (reduction failed)\n";
+}
+
+}  // namespace
+
+std::string replay_hint(const SignatureInfo& sig, const RunInfo* run) {
+  std::string gen_args = run && !run->gen_args.empty() ? " " + run->gen_args : "";
+  std::string backend = sig.backend.empty() && run ? run->backends : sig.backend;
+  return "gbcheck-gen --seed " + std::to_string(sig.first_seed) + " --count 1" + gen_args + " --out DIR && gbcheck DIR/gen_" +
+         std::to_string(sig.first_seed) + ".yaml" + (backend.empty() ? "" : " --backend " + backend);
+}
+
+StoreReport build_store_report(FuzzStore& store) {
+  StoreReport r;
+  r.store_path = store.db().path();
+  r.runs = store.runs();
+  r.latest_generation = store.latest_generation();
+  r.totals = store.counts();
+  for (auto& g : store.signatures()) {
+    if (g.status == "new") r.fresh.push_back(g);
+    else if (g.status == "fixed") r.fixed.push_back(g);
+    else if (g.last_generation == r.latest_generation) r.known.push_back(g);
+  }
+  return r;
+}
+
+void print_store_report(const StoreReport& r, std::ostream& out) {
+  out << "gbcheck fuzz store " << r.store_path << ": " << r.runs.size() << (r.runs.size() == 1 ? " run" : " runs")
+      << " (latest generation " << r.latest_generation << "), " << r.totals.cases << " graphs checked, "
+      << r.totals.failed << " failed, " << r.totals.invalid << " invalid\n";
+  out << "new since the previous run: " << r.fresh.size() << (r.fresh.size() == 1 ? " signature" : " signatures")
+      << "\n";
+  for (const auto& g : r.fresh) print_signature(r, g, out);
+  out << "known, seen again: " << r.known.size() << "\n";
+  for (const auto& g : r.known) out << "  " << g.key << "  (" << g.hit_count << " hits)\n";
+  out << "marked fixed: " << r.fixed.size() << "\n";
+  for (const auto& g : r.fixed) out << "  " << g.key << "  (last seen " << g.last_seen << ")\n";
+}
+
+std::string store_report_junit(const StoreReport& r) {
+  std::ostringstream cases;
+  int tests = 0, failures = 0, skipped = 0;
+  auto testcase = [&](const SignatureInfo& g, bool fail) {
+    ++tests;
+    cases << "    <testcase classname=\"gbcheck.fuzz." << xml_escape(g.backend.empty() ? "all" : g.backend)
+          << "\" name=\"" << xml_escape(g.key) << "\">\n";
+    std::ostringstream body;
+    body << g.summary << "\nhits: " << g.hit_count << "\nfirst seen: " << g.first_seen << " (graph seed " << g.first_seed
+         << ")\nreplay: " << replay_hint(g, find_run(r, g.first_run)) << "\n";
+    if (!g.repro_path.empty()) body << "repro: " << g.repro_path << "\n";
+    if (fail) {
+      ++failures;
+      cases << "      <failure type=\"" << xml_escape(g.kind) << "\" message=\"" << xml_escape(g.summary) << "\">"
+            << xml_escape(body.str()) << "</failure>\n";
+    } else {
+      ++skipped;
+      cases << "      <skipped message=\"known bug, seen again\"/>\n      <system-out>" << xml_escape(body.str())
+            << "</system-out>\n";
+    }
+    cases << "    </testcase>\n";
+  };
+  for (const auto& g : r.fresh) testcase(g, true);
+  for (const auto& g : r.known) testcase(g, false);
+  // One passing case that carries the totals, so a clean night still shows a test.
+  ++tests;
+  cases << "    <testcase classname=\"gbcheck.fuzz\" name=\"campaign\">\n      <system-out>" << r.totals.cases
+        << " graphs checked, " << r.totals.failed << " failed, " << r.totals.invalid << " invalid, " << r.runs.size()
+        << " runs</system-out>\n    </testcase>\n";
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"gbcheck fuzz\" tests=\"" << tests << "\" failures=\"" << failures << "\" skipped=\""
+      << skipped << "\">\n";
+  out << "  <testsuite name=\"gbcheck.fuzz\" tests=\"" << tests << "\" failures=\"" << failures << "\" errors=\"0\" skipped=\""
+      << skipped << "\">\n";
+  out << cases.str();
+  out << "  </testsuite>\n</testsuites>\n";
+  return out.str();
+}
+
+}  // namespace gbc

@@ -1,0 +1,133 @@
+// `gbcheck bench` and check.expect.min_speedup: a compiled path below the threshold fails the
+// bench with exit code 1 and a line naming both times, in the terminal and in --json; a threshold
+// that is met passes. The end-to-end cases use thresholds no machine can miss (a million-fold
+// speedup, a billionth of eager's speed), so they assert the check and not a timing; the exact
+// rule is tested on constructed reports.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/bench/bench_runner.h"
+#include "harness/cli/cli.h"
+#include "harness/runner/check_report.h"
+
+namespace gbc {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BenchCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gbcheck-bench-command-test-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A small fusable model whose check.expect is `expect`.
+  std::string model(const std::string& name, const std::string& expect) {
+    const fs::path path = dir_ / (name + ".yaml");
+    std::ofstream(path) << "format: gbcheck/v1\n"
+                           "name: "
+                        << name
+                        << "\n"
+                           "inputs:\n"
+                           "  x: {shape: [64], dtype: float32}\n"
+                           "graph:\n"
+                           "  - {id: a, op: mul, args: [x, 2.0]}\n"
+                           "  - {id: y, op: tanh, args: [a]}\n"
+                           "outputs: [y]\n"
+                           "check:\n"
+                           "  expect: "
+                        << expect << "\n";
+    return path.string();
+  }
+
+  // Runs `gbcheck bench PATH --backend gbc ...` and returns its exit code; stdout goes to out_.
+  int bench(const std::string& path, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"gbcheck", "bench", path, "--backend", "gbc", "--warmup", "1", "--repeat", "3"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    out_.str("");
+    std::streambuf* saved = std::cout.rdbuf(out_.rdbuf());
+    const int rc = cli_main(static_cast<int>(argv.size()), argv.data());
+    std::cout.rdbuf(saved);
+    return rc;
+  }
+
+  fs::path dir_;
+  std::ostringstream out_;
+};
+
+TEST_F(BenchCommand, SpeedupBelowMinSpeedupFailsWithBothTimes) {
+  const std::string json = (dir_ / "slow.json").string();
+  ASSERT_EQ(bench(model("slow", "{min_speedup: 1000000}"), {"--json", json}), kExitDivergence) << out_.str();
+  const std::string out = out_.str();
+  EXPECT_NE(out.find("FAIL gbc: speedup "), std::string::npos) << out;
+  EXPECT_NE(out.find("is below check.expect.min_speedup 1000000.00 (eager "), std::string::npos) << out;
+  EXPECT_NE(out.find("result: FAIL"), std::string::npos) << out;
+
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j.at("exit_code"), kExitDivergence);
+  EXPECT_FALSE(j.at("pass").get<bool>());
+  ASSERT_EQ(j.at("failures").size(), 1u);
+  const nlohmann::json& gbc = j.at("backends").at(1);
+  EXPECT_EQ(gbc.at("name"), "gbc");
+  EXPECT_EQ(gbc.at("min_speedup"), 1000000.0);
+  EXPECT_TRUE(j.at("backends").at(0).at("min_speedup").is_null());  // eager has none
+}
+
+TEST_F(BenchCommand, MetMinSpeedupPassesAndBackendKeyWins) {
+  // The general threshold alone would fail; gbc's own is met.
+  EXPECT_EQ(bench(model("fast", "{min_speedup: 1000000, gbc: {min_speedup: 1.0e-9}}")), kExitPass) << out_.str();
+  EXPECT_EQ(out_.str().find("FAIL"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("result: PASS"), std::string::npos) << out_.str();
+}
+
+TEST_F(BenchCommand, NoMinSpeedupNeverFails) {
+  EXPECT_EQ(bench(model("plain", "{graph_breaks: 0}")), kExitPass) << out_.str();
+}
+
+BenchResult timed(const std::string& backend, double median_ms, std::optional<double> min_speedup) {
+  BenchResult r;
+  r.backend = backend;
+  r.median_ms = median_ms;
+  r.min_speedup = min_speedup;
+  return r;
+}
+
+TEST(BenchReport, FailsExactlyBelowTheThreshold) {
+  BenchReport rep;
+  rep.results = {timed("eager", 10.0, std::nullopt), timed("gbc", 4.0, 2.5), timed("nnc", 5.0, 2.5)};
+  for (BenchResult& r : rep.results) r.speedup = 10.0 / r.median_ms;
+  // gbc: 2.5x meets 2.5; nnc: 2.0x does not.
+  const std::vector<std::string> failures = rep.failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0],
+            "nnc: speedup 2.00x is below check.expect.min_speedup 2.50 (eager 10.000 ms, nnc 5.000 ms)");
+  EXPECT_EQ(rep.exit_code(), kExitDivergence);
+
+  rep.results[2].min_speedup = 2.0;
+  EXPECT_TRUE(rep.failures().empty());
+  EXPECT_EQ(rep.exit_code(), kExitPass);
+}
+
+TEST(BenchReport, BackendThatRaisedFailsWithoutSpeedup) {
+  BenchReport rep;
+  rep.results = {timed("eager", 10.0, std::nullopt), timed("gbc", 0.0, 1.5)};
+  rep.results[1].error = "kernel failed";
+  ASSERT_EQ(rep.failures(), std::vector<std::string>{"gbc: raised: kernel failed"});
+  EXPECT_EQ(rep.exit_code(), kExitDivergence);
+}
+
+}  // namespace
+}  // namespace gbc

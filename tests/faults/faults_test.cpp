@@ -1,0 +1,145 @@
+// Fault injection end to end: each kind of corpus/faults/ passes the default check without the
+// fault and fails it with the fault, on gbc and (where the fault lives below code generation) on
+// gbc-interp; the crash fault kills the check's child process with SIGSEGV in the sandbox
+// (harness/sandbox/sandbox.h) while the parent survives. Also the registry, the kernel listing's
+// mark and the command line's refusals.
+#include <ATen/Parallel.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <csignal>
+#include <cstdio>
+#include <sys/wait.h>
+
+#include "compiler/kernel/fault_injection.h"
+#include "compiler/kernel/kernel_ir.h"
+#include "harness/cli/inject_fault.h"
+#include "harness/model/model_loader.h"
+#include "harness/runner/check_runner.h"
+#include "harness/sandbox/sandbox.h"
+
+namespace gbc {
+namespace {
+
+// Native kernels stay single-threaded and ATen too, so that forking a check is safe (sandbox.h).
+class SingleThreaded : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    setenv("GBCHECK_THREADS", "1", 1);
+    at::set_num_threads(1);
+  }
+};
+const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new SingleThreaded);
+
+Model fault_model(const std::string& kind) {
+  return load_model_file(std::string(GBCHECK_SOURCE_DIR) + "/corpus/faults/" + kind + ".yaml");
+}
+
+CheckReport check(const Model& model, const std::string& backend, const std::string& fault) {
+  RunOptions opt = run_options_from_model(model);
+  opt.backends = {backend};
+  opt.max_shrink_tries = 0;  // the verdict is what matters here
+  opt.backend_options.inject_fault = fault;
+  return run_check(model, opt);
+}
+
+class NumericFault : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NumericFault, PassesWithoutTheFaultAndFailsWithIt) {
+  const std::string kind = GetParam();
+  Model model = fault_model(kind);
+  for (const std::string backend : backends_with_fault(kind)) {
+    SCOPED_TRACE(backend);
+    CheckReport clean = check(model, backend, "");
+    EXPECT_TRUE(clean.pass()) << "the model of fault " << kind << " must pass without it";
+    CheckReport faulty = check(model, backend, kind);
+    ASSERT_EQ(faulty.backends.size(), 1u);
+    EXPECT_GT(faulty.backends[0].cases_failed, 0) << "fault " << kind << " was not caught on " << backend;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, NumericFault,
+                         ::testing::Values("const", "broadcast", "reduce-bound", "nan-drop", "fp16-accum"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (char& c : s)
+                             if (c == '-') c = '_';
+                           return s;
+                         });
+
+nlohmann::json sandboxed_check(const Model& model, const std::string& backend, const std::string& fault,
+                               SandboxResult& result) {
+  SandboxLimits limits;
+  limits.timeout_s = 120;
+  result = run_sandboxed([&] { return nlohmann::json(check(model, backend, fault).pass()); }, limits);
+  return result.value;
+}
+
+TEST(CrashFault, KillsTheCheckingChildWithSigsegvAndThePassingRunSurvives) {
+  Model model = fault_model("crash");
+  SandboxResult clean;
+  sandboxed_check(model, "gbc", "", clean);
+  ASSERT_EQ(clean.status, SandboxResult::Status::Ok) << clean.summary();
+  EXPECT_TRUE(clean.value.get<bool>());
+
+  SandboxResult crashed;
+  sandboxed_check(model, "gbc", "crash", crashed);
+  EXPECT_EQ(crashed.status, SandboxResult::Status::Crash) << crashed.summary();
+  EXPECT_EQ(crashed.signal, SIGSEGV);
+}
+
+// The command a user types: the check's own process dies, and says so in one FAIL line with the
+// case and the commands that isolate it, exit code 1.
+TEST(CrashFault, CheckCommandReportsTheCrashAndExitsOne) {
+  const std::string cmd = std::string(GBCHECK_BINARY_DIR) + "/bin/gbcheck " + GBCHECK_SOURCE_DIR +
+                          "/corpus/faults/crash.yaml --backend gbc --inject-fault crash --no-cache 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 1) << out;
+  EXPECT_NE(out.find("caught SIGSEGV"), std::string::npos) << out;
+  EXPECT_NE(out.find("result: FAIL: the process died while checking case 0"), std::string::npos) << out;
+  EXPECT_NE(out.find("reduce:  gbcheck reduce "), std::string::npos) << out;
+  EXPECT_NE(out.find("--inject-fault crash --case 0"), std::string::npos) << out;
+}
+
+TEST(CrashFault, LeavesTheInterpreterAlone) {
+  // The bug is in generated code; gbc-interp runs none.
+  EXPECT_TRUE(check(fault_model("crash"), "gbc-interp", "crash").pass());
+}
+
+TEST(FaultRegistry, NamesTheSixKindsAndParsesThem) {
+  std::vector<std::string> names;
+  for (const FaultKind& k : fault_kinds()) {
+    names.push_back(k.name);
+    ASSERT_TRUE(parse_fault(k.name).has_value());
+    EXPECT_EQ(*parse_fault(k.name), k.fault);
+    EXPECT_EQ(fault_name(k.fault), k.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"const", "broadcast", "reduce-bound", "nan-drop", "fp16-accum", "crash"}));
+  EXPECT_EQ(parse_fault(""), InjectedFault::None);
+  EXPECT_FALSE(parse_fault("constant").has_value());
+}
+
+TEST(FaultRegistry, KernelListingNamesTheFault) {
+  kir::Kernel k;
+  k.name = "fused_0";
+  EXPECT_EQ(kir::print_kernel(k).find("injected fault"), std::string::npos);
+  k.fault = InjectedFault::NanDrop;
+  EXPECT_NE(kir::print_kernel(k).find("injected fault: nan-drop"), std::string::npos);
+}
+
+TEST(InjectFaultOption, RefusesUnknownKindsAndBackendsWithoutTheFault) {
+  EXPECT_EQ(check_inject_fault("bogus", {"gbc"}), std::optional<int>(kExitInvalid));
+  EXPECT_EQ(check_inject_fault("const", {"nnc"}), std::optional<int>(kExitInvalid));
+  EXPECT_EQ(check_inject_fault("crash", {"gbc-interp"}), std::optional<int>(kExitInvalid));
+  EXPECT_EQ(check_inject_fault("crash", {"nnc", "gbc"}), std::nullopt);
+  EXPECT_EQ(check_inject_fault("const", {"gbc-interp"}), std::nullopt);
+}
+
+}  // namespace
+}  // namespace gbc

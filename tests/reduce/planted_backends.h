@@ -1,0 +1,76 @@
+// Backends with known bugs for the reducer's tests: each runs the graph eagerly after a planted
+// change, so the bug and where it lives are known exactly (fault injection for gbc is the other
+// way to get such bugs; these need nothing compiled).
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <csignal>
+#include <fstream>
+#include <string>
+
+#include "compiler/aten/eager_executor.h"
+#include "compiler/backends/backend.h"
+
+namespace gbc::testing {
+
+/// Miscompiles one op kind: every `from` node runs as `to` (same arity and types).
+class MiscompilingBackend : public Backend {
+ public:
+  MiscompilingBackend(std::string from, std::string to) : from_(std::move(from)), to_(std::move(to)) {}
+  std::string name() const override { return "planted"; }
+  void prepare(const Graph& graph, const BackendOptions&) override { load(graph, true); }
+  std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs) override { return run_eager(graph_, inputs); }
+  const BackendStats& stats() const override { return stats_; }
+
+ protected:
+  void load(const Graph& graph, bool planted) {
+    graph_ = graph;
+    if (!planted) return;
+    for (Node& n : graph_.body.nodes)
+      if (n.op == from_) n.op = to_;
+  }
+
+ private:
+  std::string from_, to_;
+  Graph graph_;
+  BackendStats stats_;
+};
+
+/// Segfaults whenever the graph holds an op of kind `op`, as generated code with a bad index would.
+class CrashingBackend : public Backend {
+ public:
+  explicit CrashingBackend(std::string op) : op_(std::move(op)) {}
+  std::string name() const override { return "crashing"; }
+  void prepare(const Graph& graph, const BackendOptions&) override { graph_ = graph; }
+  std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs) override {
+    for (const Node& n : graph_.body.nodes)
+      if (n.op == op_) std::raise(SIGSEGV);
+    return run_eager(graph_, inputs);
+  }
+  const BackendStats& stats() const override { return stats_; }
+
+ private:
+  std::string op_;
+  Graph graph_;
+  BackendStats stats_;
+};
+
+/// Miscompiles tanh into sigmoid on every other preparation, counted in a file because every
+/// check runs in a fresh child process: a flaky compiler.
+class FlakyBackend : public MiscompilingBackend {
+ public:
+  explicit FlakyBackend(std::string counter_file) : MiscompilingBackend("tanh", "sigmoid"), file_(std::move(counter_file)) {}
+  std::string name() const override { return "flaky"; }
+  void prepare(const Graph& graph, const BackendOptions&) override {
+    int count = 0;
+    std::ifstream(file_) >> count;
+    std::ofstream(file_) << count + 1;
+    load(graph, count % 2 == 0);
+  }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace gbc::testing

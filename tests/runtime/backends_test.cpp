@@ -1,0 +1,130 @@
+// The ladder end to end: every corpus/examples model passes trace, decomp, gbc-interp and gbc
+// against eager through the check runner, each tier reports what it compiled, and a fused kernel
+// whose module the host compiler rejects is a recorded fallback (FB001): it stays in the kernel
+// interpreter, computes what eager computes with the same bits on every call, and fails a check
+// that expects no fallback.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "compiler/backends/gbc_backend.h"
+#include "tests/runtime/runtime_test_util.h"
+
+namespace gbc {
+namespace {
+
+namespace fs = std::filesystem;
+using test::events_of;
+using test::expect_matches_eager;
+using test::inputs_for;
+using test::load;
+using test::options_of;
+
+std::vector<std::string> corpus_models() {
+  std::vector<std::string> paths;
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(GBCHECK_SOURCE_DIR) / "corpus/examples"))
+    if (e.path().extension() == ".yaml") paths.push_back(e.path().string());
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+TEST(Ladder, EveryCorpusModelPassesEachTierAgainstEager) {
+  const std::vector<std::string> paths = corpus_models();
+  ASSERT_GE(paths.size(), 6u);
+  for (const std::string& path : paths) {
+    SCOPED_TRACE(path);
+    Model model = load_model_file(path);
+    RunOptions opt = run_options_from_model(model);
+    opt.backends = {"trace", "decomp", "gbc-interp", "gbc"};
+    opt.max_shrink_tries = 0;
+    CheckReport report = run_check(model, opt);
+    EXPECT_TRUE(report.eager_error.empty()) << report.eager_error;
+    ASSERT_EQ(report.backends.size(), 4u);
+    for (const BackendReport& b : report.backends) {
+      SCOPED_TRACE(b.backend);
+      EXPECT_TRUE(b.pass());
+      EXPECT_EQ(b.cases_run, model.check.cases);
+      for (const std::string& f : b.expectation_failures) ADD_FAILURE() << f;
+      for (const CaseFailure& f : b.failures)
+        ADD_FAILURE() << "case " << f.index << ": " << f.error << (f.outputs.empty() ? "" : " " + f.outputs[0].detail);
+      EXPECT_EQ(b.stats.graph_breaks, 0);
+      EXPECT_EQ(b.stats.fallbacks, 0);
+      EXPECT_GE(b.stats.compiles, 1);
+      EXPECT_EQ(b.stats.recompiles, b.stats.compiles - 1);  // one graph per model
+      const bool fuses = b.backend == "gbc" || b.backend == "gbc-interp";
+      EXPECT_EQ(b.stats.fusion_groups > 0, fuses);
+    }
+  }
+}
+
+const char* kChain = R"(format: gbcheck/v1
+name: chain
+inputs:
+  x: {shape: [8, 5]}
+  z: {shape: [8, 5]}
+graph:
+  - {id: a, op: exp, args: [x]}
+  - {id: b, op: mul, args: [a, z]}
+  - {id: y, op: tanh, args: [b]}
+outputs: [y]
+check:
+  expect: {fallbacks: 0}
+)";
+
+// A flag every C++ compiler rejects: the module fails to compile through the real compile path.
+const std::vector<std::string> kRejectedFlag = {"-fgbcheck-test-rejected-flag"};
+
+TEST(Fallbacks, KernelThatFailsToCompileRunsOnAtenAndIsRecorded) {
+  Model model = load(kChain, "chain.yaml");
+  std::unique_ptr<Backend> backend = make_gbc_backend_with_cxx_flags(kRejectedFlag);
+  backend->prepare(model.graph, options_of(model));
+  // The module is compiled before the first call and fails; every call, the first included, runs
+  // the group's nodes on ATen, so calls give the same bits (the check runs every case twice).
+  std::vector<at::Tensor> in = inputs_for(model.graph, {}, 4);
+  at::Tensor first = backend->run(test::clones(in))[0];
+  EXPECT_EQ(backend->stats().fallbacks, 1);
+  EXPECT_TRUE(at::equal(first, backend->run(test::clones(in))[0]));
+  for (uint64_t seed : {1, 2, 3}) expect_matches_eager(*backend, model.graph, inputs_for(model.graph, {}, seed));
+  const std::vector<CompileEvent> fb = events_of(backend->stats(), CompileEvent::Kind::Fallback);
+  ASSERT_EQ(fb.size(), 1u);
+  EXPECT_EQ(backend->stats().fallbacks, 1);
+  EXPECT_EQ(fb[0].code, "FB001");
+  EXPECT_NE(fb[0].message.find("failed to compile; their nodes run on ATen"), std::string::npos) << fb[0].message;
+  EXPECT_NE(fb[0].message.find("gbcheck-test-rejected-flag"), std::string::npos) << fb[0].message;
+  EXPECT_EQ(fb[0].loc.str(), "chain.yaml:7:5");
+  EXPECT_NE(fb[0].hint.find("--log kernels"), std::string::npos) << fb[0].hint;
+}
+
+TEST(Fallbacks, CheckCountsTheFallbackAgainstExpect) {
+  Model model = load(kChain, "chain.yaml");
+  RunOptions opt = run_options_from_model(model);
+  opt.backends = {"gbc-rejected"};
+  opt.cases = 3;
+  opt.extra_backends.push_back(
+      {"gbc-rejected", "gbc with a compiler flag the host compiler rejects",
+       [] { return make_gbc_backend_with_cxx_flags(kRejectedFlag); }, /*compiled=*/true});
+  CheckReport report = run_check(model, opt);
+  ASSERT_EQ(report.backends.size(), 1u);
+  const BackendReport& b = report.backends[0];
+  EXPECT_EQ(b.cases_failed, 0);
+  for (const CaseFailure& f : b.failures)
+    ADD_FAILURE() << "case " << f.index << ": " << f.error << (f.outputs.empty() ? "" : " " + f.outputs[0].detail);
+  EXPECT_EQ(b.stats.fallbacks, 1);
+  ASSERT_EQ(b.expectation_failures.size(), 1u);
+  EXPECT_NE(b.expectation_failures[0].find("fallbacks: expected 0, got 1"), std::string::npos);
+  EXPECT_NE(b.expectation_failures[0].find("FB001 at chain.yaml:7:5"), std::string::npos) << b.expectation_failures[0];
+  EXPECT_FALSE(report.pass());
+}
+
+TEST(Fallbacks, SameModelCompilesWithTheRealFlags) {
+  Model model = load(kChain, "chain.yaml");
+  std::unique_ptr<Backend> backend = make_backend("gbc");
+  backend->prepare(model.graph, options_of(model));
+  for (uint64_t seed : {1, 2}) expect_matches_eager(*backend, model.graph, inputs_for(model.graph, {}, seed));
+  EXPECT_EQ(backend->stats().fallbacks, 0);
+  EXPECT_EQ(backend->stats().fusion_groups, 1);
+}
+
+}  // namespace
+}  // namespace gbc
