@@ -37,6 +37,7 @@ std::string CheckReport::replay_command(const std::string& backend, int case_ind
                   " --seed " + std::to_string(seed) + " --case " + std::to_string(case_index);
   if (device != "cpu") s += " --device " + device;
   if (!shrink_path.empty()) s += " --shrink " + shrink_path;
+  if (!injected_fault.empty()) s += " --inject-fault " + injected_fault;
   return s;
 }
 

@@ -104,6 +104,7 @@ struct CheckReport {
   std::string model_name;
   std::string model_path;
   std::string device;
+  std::string injected_fault;  // --inject-fault (a testing aid); replays must repeat it
   std::string torch_version;
   std::string gbcheck_version;
   uint64_t seed = 0;

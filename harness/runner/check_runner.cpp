@@ -163,6 +163,7 @@ CheckReport run_check(const Model& model, const RunOptions& opt) {
   rep.model_name = model.name;
   rep.model_path = model.path;
   rep.device = opt.backend_options.device;
+  rep.injected_fault = opt.backend_options.inject_fault;
   rep.torch_version = TORCH_VERSION;
   rep.gbcheck_version = kGbcheckVersion;
   rep.seed = model.check.seed;

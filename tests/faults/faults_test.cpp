@@ -55,6 +55,8 @@ TEST_P(NumericFault, PassesWithoutTheFaultAndFailsWithIt) {
     CheckReport faulty = check(model, backend, kind);
     ASSERT_EQ(faulty.backends.size(), 1u);
     EXPECT_GT(faulty.backends[0].cases_failed, 0) << "fault " << kind << " was not caught on " << backend;
+    // A replay without the fault would pass: the printed command must repeat it.
+    EXPECT_NE(faulty.replay_command(backend, 0, "").find("--inject-fault " + kind), std::string::npos);
   }
 }
 
