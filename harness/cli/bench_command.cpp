@@ -96,17 +96,9 @@ nlohmann::json bench_json(const BenchReport& rep) {
                         {"min_ms", r.min_ms},
                         {"first_call_ms", r.first_call_ms},
                         {"speedup", r.speedup},
-                        {"compile_ms", r.stats.compile_ms},
-                        {"graphs", r.stats.graphs},
-                        {"graph_breaks", r.stats.graph_breaks},
-                        {"fallbacks", r.stats.fallbacks},
-                        {"fusion_groups", r.stats.fusion_groups},
-                        {"extern_calls", r.stats.extern_calls},
-                        {"recompiles", r.stats.recompiles},
                         {"min_speedup", r.min_speedup ? nlohmann::json(*r.min_speedup) : nlohmann::json(nullptr)},
                         {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)}};
-    b["events"] = nlohmann::json::array();
-    for (const CompileEvent& e : r.stats.events) b["events"].push_back(compile_event_to_json(e));
+    b.update(backend_stats_to_json(r.stats));
     b["profile"] = nlohmann::json::array();
     for (const ProfileRow& row : r.profile)
       b["profile"].push_back({{"name", row.name}, {"kind", row.kind}, {"calls", row.calls}, {"total_ms", row.total_ms},

@@ -74,6 +74,20 @@ nlohmann::json compile_event_to_json(const CompileEvent& e) {
           {"hint", e.hint},                          {"op", e.op},     {"loc", loc_json(e.loc)}};
 }
 
+nlohmann::json backend_stats_to_json(const BackendStats& s) {
+  nlohmann::json j = {{"graphs", s.graphs},
+                      {"graph_breaks", s.graph_breaks},
+                      {"fallbacks", s.fallbacks},
+                      {"fusion_groups", s.fusion_groups},
+                      {"extern_calls", s.extern_calls},
+                      {"compiles", s.compiles},
+                      {"recompiles", s.recompiles},
+                      {"compile_ms", s.compile_ms}};
+  j["events"] = nlohmann::json::array();
+  for (const auto& e : s.events) j["events"].push_back(compile_event_to_json(e));
+  return j;
+}
+
 nlohmann::json check_report_to_json(const CheckReport& r) {
   nlohmann::json j;
   j["schema"] = kJsonReportSchema;
@@ -105,17 +119,8 @@ nlohmann::json check_report_to_json(const CheckReport& r) {
                          {"cases_failed", b.cases_failed},
                          {"worst_abs", num(b.worst_abs)},
                          {"worst_rel", num(b.worst_rel)},
-                         {"graphs", b.stats.graphs},
-                         {"graph_breaks", b.stats.graph_breaks},
-                         {"fallbacks", b.stats.fallbacks},
-                         {"fusion_groups", b.stats.fusion_groups},
-                         {"extern_calls", b.stats.extern_calls},
-                         {"compiles", b.stats.compiles},
-                         {"recompiles", b.stats.recompiles},
-                         {"compile_ms", b.stats.compile_ms},
                          {"expectation_failures", b.expectation_failures}};
-    bj["events"] = nlohmann::json::array();
-    for (const auto& e : b.stats.events) bj["events"].push_back(compile_event_to_json(e));
+    bj.update(backend_stats_to_json(b.stats));
     bj["notes"] = b.notes;
     bj["drift"] = nlohmann::json::array();
     for (const auto& d : b.drift) {

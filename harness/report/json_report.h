@@ -12,6 +12,9 @@ constexpr const char* kJsonReportSchema = "gbcheck.report/v1";
 
 nlohmann::json check_report_to_json(const CheckReport& report);
 nlohmann::json compile_event_to_json(const CompileEvent& event);
+/// What a compiled path reported (graphs, breaks, fallbacks, kernels, compiles, compile time and
+/// every event), the same keys in the check and the bench reports; callers add their own keys.
+nlohmann::json backend_stats_to_json(const BackendStats& stats);
 nlohmann::json error_stats_to_json(const ErrorStats& stats);
 nlohmann::json verdict_to_json(const Verdict& verdict);
 nlohmann::json output_check_to_json(const OutputCheck& check);
