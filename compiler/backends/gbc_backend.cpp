@@ -58,12 +58,10 @@ class CpuRegionCompiler : public RegionCompiler {
     copt.extra_flags = extra_cxx_flags_;
     copt.cache_dir = ctx.options.cache_dir.empty() ? "" : ctx.options.cache_dir + "/cpu";
     copt.use_cache = ctx.options.use_cache;
+    copt.shared_header = codegen::cpu_kernel_header();
     KernelRegionOptions o;
     o.label = ctx.label;
     o.num_threads = gbc_kernel_threads();
-    // Native code from the first call on: a first call in the interpreter could differ from later
-    // ones in the last bit (e.g. 0 vs -0), which the determinism oracle rightly calls a bug.
-    o.compile_before_launch = true;
     o.native = [copt](const std::vector<kir::Kernel>& kernels, const std::string& module) {
       return compile_module(kernels, module, copt);
     };

@@ -324,10 +324,14 @@ class CpuKernelWriter {
 
 std::string generate_cpu_kernel(const kir::Kernel& kernel) { return CpuKernelWriter(kernel).write(); }
 
+const std::string& cpu_kernel_header() {
+  static const std::string header =
+      std::string(kernel_abi_h_source()) + std::string(kernel_prelude_h_source()) + std::string(kernel_support_h_source());
+  return header;
+}
+
 std::string generate_cpu_source(const std::vector<kir::Kernel>& kernels, const std::string& graph_name) {
-  const TranslationUnitParts parts{"CPU kernels",
-                                   "compiler/codegen/cpu_codegen.cpp",
-                                   {kernel_abi_h_source(), kernel_prelude_h_source(), kernel_support_h_source()},
+  const TranslationUnitParts parts{"CPU kernels", "compiler/codegen/cpu_codegen.cpp", {cpu_kernel_header()},
                                    generate_cpu_kernel};
   return assemble_translation_unit(parts, kernels, graph_name);
 }

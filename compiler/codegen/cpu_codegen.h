@@ -33,8 +33,12 @@ namespace gbc::codegen {
 /// preceded by the kernel's listing as a comment. Needs the headers generate_cpu_source() adds.
 std::string generate_cpu_kernel(const kir::Kernel& kernel);
 
-/// A complete translation unit: kernel_abi.h, kernel_prelude.h and kernel_support.h verbatim,
-/// then every kernel. Kernel names must be distinct C identifiers.
+/// kernel_abi.h, kernel_prelude.h and kernel_support.h verbatim: what every translation unit
+/// holds after its first line (the part the CPU compiler precompiles once).
+const std::string& cpu_kernel_header();
+
+/// A complete translation unit: a comment line naming the graph, cpu_kernel_header(), then every
+/// kernel. Kernel names must be distinct C identifiers.
 std::string generate_cpu_source(const std::vector<kir::Kernel>& kernels, const std::string& graph_name);
 
 }  // namespace gbc::codegen

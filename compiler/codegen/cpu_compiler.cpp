@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -14,6 +15,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 
 #include "compiler/support/cache_dir.h"
@@ -178,6 +181,59 @@ bool is_hex_key(const std::string& name) {
   return true;
 }
 
+// The name generated sources include the shared header by; the .gch beside it is found first.
+constexpr const char* kSharedHeaderName = "gbc_shared_header.h";
+
+// The folder holding the precompiled shared header for these flags, built on first use; "" when it
+// cannot be built (the caller compiles the whole source). A failed build is not retried by this
+// process.
+std::string precompiled_header_dir(const std::string& header, std::vector<std::string> flags, const HostCompiler& cxx,
+                                   const std::string& cache_dir) {
+  flags.erase(std::remove(flags.begin(), flags.end(), "-shared"), flags.end());
+  const std::string key = cache_key(header, flags, cxx);
+  const std::string dir = cache_dir + "/" + key + ".pch";
+  const std::string gch = std::string("/") + kSharedHeaderName + ".gch";
+  static std::mutex mutex;
+  static std::set<std::string> failed;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::error_code ec;
+  if (fs::exists(dir + gch, ec)) return dir;
+  if (failed.count(dir)) return "";
+  std::string error;
+  const std::string work = make_work_dir(cache_dir, key, error);
+  if (work.empty()) {
+    failed.insert(dir);
+    return "";
+  }
+  const std::string text = work + "/" + kSharedHeaderName;
+  std::ofstream(text, std::ios::binary) << header;
+  std::vector<std::string> argv = cxx.command;
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-x", "c++-header", text, "-o", work + gch});
+  RunResult r = run(argv, work + "/log.txt");
+  if (r.status != 0 || !fs::exists(work + gch, ec)) {
+    GBC_LOG(debug) << "cpu kernel cache: no precompiled header (" << r.error << r.output << ")";
+    failed.insert(dir);
+    fs::remove_all(work, ec);
+    return "";
+  }
+  fs::remove(work + "/log.txt", ec);
+  // A whole folder appears at once; when another process got there first, its folder serves.
+  if (std::rename(work.c_str(), dir.c_str()) != 0) fs::remove_all(work, ec);
+  return fs::exists(dir + gch, ec) ? dir : "";
+}
+
+// The source with the shared header that follows its first line replaced by an #include of it;
+// "" when the source does not have it there.
+std::string include_shared_header(const std::string& source, const std::string& header) {
+  const size_t first_line_end = source.find('\n');
+  if (header.empty() || first_line_end == std::string::npos ||
+      source.compare(first_line_end + 1, header.size(), header) != 0)
+    return "";
+  return source.substr(0, first_line_end + 1) + "#include \"" + kSharedHeaderName + "\"\n" +
+         source.substr(first_line_end + 1 + header.size());
+}
+
 }  // namespace
 
 const HostCompiler& host_compiler() {
@@ -232,9 +288,13 @@ CpuCompileResult compile_cpu(const std::string& source, const std::vector<std::s
   }
   const std::string src = work + "/" + key + ".cpp";
   const std::string built = work + "/" + key + ".so";
+  std::string pch_dir;
+  std::string text = options.use_cache ? include_shared_header(source, options.shared_header) : "";
+  if (!text.empty()) pch_dir = precompiled_header_dir(options.shared_header, flags, cxx, cache_dir);
+  if (pch_dir.empty()) text = source;
   {
     std::ofstream out(src, std::ios::binary);
-    out << source;
+    out << text;
     if (!out.flush()) {
       result.log = "cannot write " + src + ": " + std::strerror(errno);
       fs::remove_all(work, ec);
@@ -243,7 +303,9 @@ CpuCompileResult compile_cpu(const std::string& source, const std::vector<std::s
   }
   std::vector<std::string> argv = cxx.command;
   argv.insert(argv.end(), flags.begin(), flags.end());
+  if (!pch_dir.empty()) argv.insert(argv.end(), {"-I", pch_dir});
   argv.insert(argv.end(), {"-o", built, src});
+  result.used_precompiled_header = !pch_dir.empty();
   ++invocations;
   RunResult run_result = run(argv, work + "/log.txt");
   result.log = run_result.output;
@@ -279,7 +341,7 @@ std::vector<std::pair<fs::path, uint64_t>> cache_entries(const std::string& dir)
     const std::string name = e.path().filename().string();
     if (!is_hex_key(name)) continue;
     const std::string rest = name.substr(32);
-    const bool entry = rest.empty() || rest == ".so";
+    const bool entry = rest.empty() || rest == ".so" || rest == ".pch";
     const bool leftover = rest.rfind(".tmp.", 0) == 0 || rest.rfind(".so.tmp.", 0) == 0;
     if (!entry && !leftover) continue;
     uint64_t bytes = 0;

@@ -9,8 +9,12 @@
 // runs only where it was built). An entry is written under a temporary name and renamed into
 // place, so concurrent processes see whole files or none; an entry that does not load is rebuilt.
 // Loaded libraries stay loaded for the life of the process (kernel pointers never dangle).
-// A compile failure is reported in the result with the compiler's output, never thrown: the
-// runtime records it as a fallback. Tests: tests/codegen/cpu_compiler_test.cpp.
+// A source that begins (after its first line) with CpuCompileOptions::shared_header is built
+// against a precompiled form of that header, made once per cache folder as `<key>.pch/` (the
+// header and its .gch, renamed into place whole): parsing the kernel headers is about two thirds
+// of a small module's compile time. GCC falls back to the header's text when the .gch does not
+// fit, so results never depend on it. A compile failure is reported in the result with the
+// compiler's output, never thrown: the runtime records it as a fallback. Tests: tests/codegen/cpu_compiler_test.cpp.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +32,10 @@ struct CpuCompileOptions {
   bool use_cache = true;
   /// Appended to cpu_compile_flags() (and part of the cache key), e.g. -fopt-info-vec-optimized.
   std::vector<std::string> extra_flags;
+  /// Text that sources share right after their first line (generated ones: cpu_kernel_header()),
+  /// precompiled once per cache folder. Empty, absent from the source, or use_cache false: the
+  /// source is compiled whole.
+  std::string shared_header;
 };
 
 struct CpuCompileResult {
@@ -36,6 +44,8 @@ struct CpuCompileResult {
   /// library could not be loaded. Empty on a cache hit.
   std::string log;
   bool cache_hit = false;
+  /// The build included the precompiled shared header.
+  bool used_precompiled_header = false;
   /// Wall time of compile_cpu(), cache lookup and loading included.
   double compile_ms = 0;
   /// The shared object the kernels were loaded from.
@@ -66,7 +76,8 @@ std::string default_cpu_cache_dir();
 CpuCompileResult compile_cpu(const std::string& source, const std::vector<std::string>& kernel_names,
                              const CpuCompileOptions& options = {});
 
-/// How many times this process has run the compiler for compile_cpu() (a cache hit runs none).
+/// How many modules this process has run the compiler for in compile_cpu() (a cache hit runs
+/// none; building a precompiled header is not counted).
 int64_t cpu_compiler_invocations();
 
 struct CacheClearResult {

@@ -128,7 +128,6 @@ NativeModule compile_cuda_module(const std::vector<kir::Kernel>& kernels, const 
 KernelRegionOptions cuda_kernel_region_options(const CompileContext& ctx) {
   KernelRegionOptions o;
   o.label = ctx.label;
-  o.compile_before_launch = true;
   const bool use_cache = ctx.options.use_cache;
   const std::string cache_dir = ctx.options.cache_dir.empty() ? "" : ctx.options.cache_dir + "/cuda";
   o.native = [use_cache, cache_dir](const std::vector<kir::Kernel>& kernels, const std::string& module) {

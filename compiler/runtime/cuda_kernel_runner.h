@@ -23,7 +23,7 @@
 
 namespace gbc {
 
-/// Options for make_kernel_region on device cuda: compile_before_launch, CUDA compile and launch.
+/// Options for make_kernel_region on device cuda: NVRTC modules and launches on cuda:0.
 KernelRegionOptions cuda_kernel_region_options(const CompileContext& ctx);
 
 /// Compiles kernels (specialized, uniquely named) into one module for cuda:0 and returns one launcher

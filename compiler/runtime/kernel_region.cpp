@@ -39,10 +39,7 @@ struct KernelState {
   std::vector<int64_t> iter_sizes;             // static_sizes: the iteration sizes
   std::vector<std::vector<int64_t>> out_sizes; // static_sizes: per buffer (outputs only)
   std::vector<Variant> variants;
-  bool on_aten = false;                        // no native code and no interpreter for its data (FB001, FB004)
-  // Its module failed to compile (FB001) where the interpreter can run it: it stays interpreted,
-  // as on the call that recorded its layouts, so repeated calls give identical bits.
-  bool interpreted = false;
+  bool on_aten = false;                        // its nodes run on ATen: no native code (FB001, FB004)
   // The layout of the last call (every buffer's sizes and strides) and its specialization: calls
   // with the same layout, the common case, skip specialize_layouts.
   std::vector<int64_t> last_layout;
@@ -92,7 +89,7 @@ class KernelRegion : public RegionExecutable {
     std::vector<RtValue> env(g.values.size());
     for (size_t i = 0; i < inputs.size(); ++i) env[static_cast<size_t>(g.inputs[i].value)] = inputs[i];
     DimBindings bindings = dims;
-    if (options_.compile_before_launch && !predicted_) precompile(env, bindings, ctx);
+    if (options_.native && !predicted_) precompile(env, bindings, ctx);
     const auto& steps = plan_.partition.steps;
     for (size_t s = 0; s < steps.size(); ++s) {
       const Step& step = steps[s];
@@ -104,7 +101,6 @@ class KernelRegion : public RegionExecutable {
       }
     }
     for (const Node& p : plan_.prints) run_node_on_aten(g, p, env, bindings, ctx.print_sink, ctx.device);
-    if (!pending_.empty()) compile_pending(ctx);
     std::vector<RtValue> outputs;
     outputs.reserve(plan_.num_outputs);
     for (size_t i = 0; i < plan_.num_outputs; ++i) outputs.push_back(env[static_cast<size_t>(g.outputs[i])]);
@@ -127,7 +123,6 @@ class KernelRegion : public RegionExecutable {
         }
         sd.note = ks.lowered->kernel.kind == kir::KernelKind::Reduction ? "reduction" : "pointwise";
         if (ks.on_aten) sd.note += "; its nodes run on ATen (fallback)";
-        if (ks.interpreted) sd.note += "; interpreted: its module failed to compile (fallback)";
       } else {
         const Node& n = g.body.nodes[step.index];
         sd.kind = step.kind == Step::Kind::Extern    ? StepDescription::Kind::Extern
@@ -204,7 +199,7 @@ class KernelRegion : public RegionExecutable {
       ks.last_spec = specialize_layouts(lk, layouts);
       ks.last_variant = variant_for(ks, *ks.last_spec);
       ks.last_layout = layout_scratch_;
-      if (options_.compile_before_launch && !pending_.empty()) {
+      if (!pending_.empty()) {
         compile_pending(ctx);
         if (ks.on_aten) {
           for (size_t i : ks.group->nodes) run_node_on_aten(g, g.body.nodes[i], env, bindings, nullptr, ctx.device);
@@ -243,11 +238,11 @@ class KernelRegion : public RegionExecutable {
     v.kernel = specialized_kernel(ks.lowered->kernel, spec);
     if (!ks.variants.empty()) v.kernel.name += "_v" + std::to_string(ks.variants.size());
     ks.variants.push_back(std::move(v));
-    if (options_.native && !ks.interpreted) pending_.push_back({&ks, ks.variants.size() - 1});
+    if (options_.native) pending_.push_back({&ks, ks.variants.size() - 1});
     return ks.variants.size() - 1;
   }
 
-  // The first call's variants, compiled in one module before it runs (compile_before_launch).
+  // The first call's variants, compiled in one module before it runs.
   void precompile(const std::vector<RtValue>& env, const DimBindings& bindings, RunContext& ctx) {
     predicted_ = true;
     std::vector<std::optional<std::vector<BufferLayout>>> layouts = predict_kernel_layouts(plan_, env, bindings);
@@ -256,7 +251,8 @@ class KernelRegion : public RegionExecutable {
     if (!pending_.empty()) compile_pending(ctx);
   }
 
-  // Compiles the variants the last call ran in the interpreter into one native module.
+  // Compiles the variants waiting for native code into one module; when that fails, their
+  // kernels' nodes run on ATen from then on (FB001).
   void compile_pending(RunContext& ctx) {
     std::vector<kir::Kernel> kernels;
     std::string names;
@@ -274,18 +270,11 @@ class KernelRegion : public RegionExecutable {
       CompileEvent e;
       e.kind = CompileEvent::Kind::Fallback;
       e.code = "FB001";
-      // Where the interpreter can read the data, the kernels keep running there: switching to ATen
-      // after the first (interpreted) call would change results between calls by rounding.
-      const bool interpret = !options_.compile_before_launch;
       e.message = options_.label + ": fused kernel" + (pending_.size() > 1 ? "s " : " ") + names +
-                  " failed to compile; " +
-                  (!interpret ? "their nodes run on ATen"
-                   : pending_.size() > 1 ? "they run in gbc's kernel interpreter"
-                                         : "it runs in gbc's kernel interpreter") +
-                  ": " + m.error;
+                  " failed to compile; their nodes run on ATen: " + m.error;
       e.hint = options_.compile_hint;
       if (!first.kernel.node_locs.empty()) e.loc = first.kernel.node_locs.front();
-      for (const auto& [ks, vi] : pending_) (interpret ? ks->interpreted : ks->on_aten) = true;
+      for (const auto& [ks, vi] : pending_) ks->on_aten = true;
       if (ctx.stats) report_event(*ctx.stats, e);
     }
     pending_.clear();
@@ -295,10 +284,10 @@ class KernelRegion : public RegionExecutable {
   KernelRegionOptions options_;
   std::vector<KernelState> kernels_;
   std::vector<std::string> step_names_;
-  std::vector<std::pair<KernelState*, size_t>> pending_;  // variants to compile after this call
+  std::vector<std::pair<KernelState*, size_t>> pending_;  // variants waiting for native code
   std::vector<int64_t> layout_scratch_;
   int modules_ = 0;
-  bool predicted_ = false;  // precompile ran (compile_before_launch)
+  bool predicted_ = false;  // precompile ran
 };
 
 }  // namespace
@@ -319,9 +308,9 @@ std::unique_ptr<RegionExecutable> make_kernel_region(const Graph& region, Compil
   for (const LoweredKernel& lk : plan.kernels) {
     GBC_LOG_CHANNEL(kernels) << ctx.label << ": " << kir::print_kernel(lk.kernel);
   }
-  // The interpreter reads raw host memory: a device without a compile-before-launch runner (the
-  // CUDA one, cuda_kernel_runner.h) runs the fused groups' nodes on ATen, and says so.
-  const bool on_aten = ctx.options.device != "cpu" && !options.compile_before_launch && !plan.kernels.empty();
+  // The interpreter reads raw host memory: a device without a native runner (CUDA has one,
+  // cuda_kernel_runner.h) runs the fused groups' nodes on ATen, and says so.
+  const bool on_aten = ctx.options.device != "cpu" && !options.native && !plan.kernels.empty();
   if (on_aten) {
     CompileEvent e;
     e.kind = CompileEvent::Kind::Fallback;

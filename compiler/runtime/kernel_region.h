@@ -3,16 +3,17 @@
 // device, takes each buffer's strides as the kernel iterates it (broadcast, permuted and sliced
 // inputs need no copies), specializes the buffers' index kinds (specialize.h), fills GbcKernelArgs
 // and runs the kernel; extern and library steps run on ATen in the plan's order (so dropout draws
-// the same random numbers as eager). Kernels run in the interpreter, or, given a native compiler,
-// as native code: the first call with a new layout runs in the interpreter and records the layouts,
-// then one module with every kernel variant the call needed is compiled. A module that fails to
-// compile is a fallback (FB001, with the compiler's first error line): its kernels stay in the
-// interpreter from then on, so a repeated call gives the first call's bits (with
-// compile_before_launch, their nodes run on ATen instead). On a device the interpreter cannot read
-// (CUDA, cuda_kernel_runner.h), the options say compile_before_launch: the variants a call will need are predicted from its inputs'
-// layouts and compiled in one module before its first step, and a variant the prediction missed
-// (a kernel reading what an ATen step made) is compiled alone before its launch.
-// Tests: tests/runtime/backends_test.cpp, tests/codegen/cuda_corpus_test.cpp (compile_before_launch).
+// the same random numbers as eager). Kernels run in the interpreter (gbc-interp), or, given a
+// native compiler (gbc: the host C++ compiler, or NVRTC for CUDA), as native code from the first
+// call on: before a call's first step, the variants it will need are predicted from its inputs'
+// layouts (predicted_layouts.h) and compiled in one module; a variant the prediction missed (a
+// kernel reading what a random op made, or a new layout on a later call) is compiled alone before
+// its launch. A module that fails to compile is a fallback (FB001, with the compiler's first error
+// line): its kernels' nodes run on ATen from then on. Native from the first call, because a first
+// call in the interpreter could differ from later ones in the last bit (0 vs -0), which the
+// determinism oracle rightly calls a bug.
+// Tests: tests/runtime/backends_test.cpp, tests/runtime/predicted_layouts_test.cpp,
+// tests/codegen/cuda_corpus_test.cpp.
 #pragma once
 
 #include <functional>
@@ -44,9 +45,6 @@ struct KernelRegionOptions {
   std::string label;        // "graph0": profile rows and module names start with it
   NativeCompiler native;    // empty: every kernel runs in the interpreter (gbc-interp)
   int num_threads = 1;      // the budget passed to native kernels
-  // The kernels' data is where the interpreter cannot read it: variants are compiled before their
-  // first launch, never interpreted.
-  bool compile_before_launch = false;
   // Called with every tensor a compiled kernel reads or writes, just before it runs (a CUDA graph
   // capture keeps them alive); empty: not called.
   std::function<void(const at::Tensor&)> on_buffer;

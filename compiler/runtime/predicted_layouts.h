@@ -1,9 +1,11 @@
-// The layouts a call will give each fused kernel's buffers, known before the call runs: what a
-// runner that cannot interpret kernels (CUDA) needs to compile a call's variants in one module
-// before its first launch. A buffer's layout is predictable when it holds a region input (the
-// call's tensor) or a kernel output (always allocated contiguous by kernel_region.cpp); kernels
-// reading what an ATen step makes (matmul, view, ...) are not predicted, and are compiled when
-// reached. A wrong prediction costs only an unused variant. Tests: tests/codegen/cuda_corpus_test.cpp.
+// The layouts a call will give each fused kernel's buffers, known before the call runs, so that
+// a call's variants compile in one module before its first launch (one compiler run instead of one
+// per kernel). A buffer's layout is predictable when it holds a region input (the call's tensor),
+// a kernel output (always allocated contiguous by kernel_region.cpp), or what an ATen step makes
+// (matmul, view, cat, ...) from predictable inputs: the step runs on meta tensors, which have
+// sizes and strides but no data. Random and custom ops are not run that way (they may touch global
+// state); kernels reading them are compiled when reached. A wrong prediction costs only an unused
+// variant. Tests: tests/runtime/predicted_layouts_test.cpp, tests/codegen/cuda_corpus_test.cpp.
 #pragma once
 
 #include <optional>

@@ -1,6 +1,7 @@
 // The host-compiler driver: cache hits run no compiler, bypassing the cache leaves nothing behind,
 // entries appear whole (and a damaged one is rebuilt), compile errors come back as the compiler's
-// log, and clear_cache removes cache entries only.
+// log, a shared header is precompiled once per folder (and a damaged one is harmless), and
+// clear_cache removes cache entries only.
 #include "compiler/codegen/cpu_compiler.h"
 
 #include <gtest/gtest.h>
@@ -171,6 +172,68 @@ TEST(CpuCompiler, MissingKernelIsReported) {
   CpuCompileResult r = compile_cpu(kernel_source(1), {"store_value", "no_such_kernel"}, in(dir));
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.log.find("kernel no_such_kernel not found"), std::string::npos) << r.log;
+}
+
+// A shared header (the kernel ABI's typedefs here) and sources that begin with it after a first
+// comment line, as generated translation units do.
+const std::string kSharedHeader =
+    "#include <stdint.h>\n"
+    "typedef struct GbcBufferArg { void* data; int64_t s0, s1; int32_t rank; int64_t sizes[8], strides[8]; } GbcBufferArg;\n"
+    "typedef struct GbcKernelArgs { int64_t numel, outer, inner; const GbcBufferArg* buffers; const double* scalars;\n"
+    "                               int32_t num_threads; } GbcKernelArgs;\n";
+
+std::string source_with_shared_header(int value) {
+  return "// module " + std::to_string(value) + "\n" + kSharedHeader +
+         "extern \"C\" void store_value(const GbcKernelArgs* a) { *(int64_t*)a->buffers[0].data = " +
+         std::to_string(value) + "; }\n";
+}
+
+std::vector<std::string> pch_folders(const TempDir& dir) {
+  std::vector<std::string> found;
+  for (const std::string& f : dir.files())
+    if (std::regex_match(f, std::regex("[0-9a-f]{32}\\.pch"))) found.push_back(f);
+  return found;
+}
+
+TEST(CpuCompiler, ASharedHeaderIsPrecompiledOncePerFolder) {
+  TempDir dir;
+  CpuCompileOptions options = in(dir);
+  options.shared_header = kSharedHeader;
+  for (int value : {21, 22}) {
+    CpuCompileResult r = compile_cpu(source_with_shared_header(value), {"store_value"}, options);
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_TRUE(r.used_precompiled_header);
+    EXPECT_EQ(call(r.kernels[0]), value);
+  }
+  ASSERT_EQ(pch_folders(dir).size(), 1u);
+  EXPECT_TRUE(fs::exists(dir.path() + "/" + pch_folders(dir)[0] + "/gbc_shared_header.h.gch"));
+  EXPECT_EQ(dir.files().size(), 3u);  // two modules and the header
+
+  // A source without the header, or a build that bypasses the cache, compiles whole.
+  CpuCompileResult plain = compile_cpu(kernel_source(23), {"store_value"}, options);
+  ASSERT_TRUE(plain.ok) << plain.log;
+  EXPECT_FALSE(plain.used_precompiled_header);
+  options.use_cache = false;
+  CpuCompileResult uncached = compile_cpu(source_with_shared_header(24), {"store_value"}, options);
+  ASSERT_TRUE(uncached.ok) << uncached.log;
+  EXPECT_FALSE(uncached.used_precompiled_header);
+  EXPECT_EQ(call(uncached.kernels[0]), 24);
+
+  // The header folder is a cache entry like the modules.
+  EXPECT_EQ(clear_cache(dir.path()).removed.size(), 4u);
+  EXPECT_TRUE(dir.files().empty());
+}
+
+TEST(CpuCompiler, ADamagedPrecompiledHeaderFallsBackToItsText) {
+  TempDir dir;
+  CpuCompileOptions options = in(dir);
+  options.shared_header = kSharedHeader;
+  ASSERT_TRUE(compile_cpu(source_with_shared_header(31), {"store_value"}, options).ok);
+  ASSERT_EQ(pch_folders(dir).size(), 1u);
+  std::ofstream(dir.path() + "/" + pch_folders(dir)[0] + "/gbc_shared_header.h.gch", std::ios::trunc) << "gpch garbage";
+  CpuCompileResult r = compile_cpu(source_with_shared_header(32), {"store_value"}, options);
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_EQ(call(r.kernels[0]), 32);
 }
 
 TEST(CpuCompiler, ClearCacheRemovesEntriesOnly) {

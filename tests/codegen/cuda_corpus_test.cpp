@@ -89,7 +89,6 @@ class CudaPlanOnCpu : public RegionCompiler {
     CompileContext cuda_ctx{cuda, ctx.stats, ctx.label};
     KernelRegionOptions o;
     o.label = ctx.label;
-    o.compile_before_launch = true;
     CompileLog& log = log_;
     o.native = [&log](const std::vector<kir::Kernel>& kernels, const std::string& module) {
       return compile_for_both_archs(kernels, module, log);
