@@ -110,6 +110,7 @@ class Lowerer {
   struct InGroupValue {
     ExprPtr expr;
     Level level;
+    ExprPtr rounded;  // float16/bfloat16 values: expr rounded to the dtype (rounded_for_use)
   };
 
   void setup_iteration_space() {
@@ -159,6 +160,22 @@ class Lowerer {
     return mk(kir::op(name, dtype, std::move(args)));
   }
   ExprPtr constant(DType dtype, double v) const { return mk(kir::constant(compute_dtype(dtype), v)); }
+
+  // A member's float16/bfloat16 value as a later member reads it: rounded to its dtype, as eager
+  // rounds it (every ATen op writes a tensor of its half dtype, while a fused kernel computes in
+  // float32). Without it a chain keeps bits eager drops, and a later round, comparison or integer
+  // cast turns that into a different discrete result. Stores narrow by themselves; values a `to`
+  // node already rounded are left alone. Made once per value, tagged with its producer.
+  ExprPtr rounded_for_use(InGroupValue& v, DType storage) const {
+    const char* round = storage == DType::Float16 ? "round_float16" : storage == DType::BFloat16 ? "round_bfloat16" : nullptr;
+    if (!round || (v.expr->kind == kir::ExprKind::Op && v.expr->op == round)) return v.expr;
+    if (!v.rounded) {
+      auto r = std::make_shared<kir::Expr>(*kir::op(round, DType::Float32, {v.expr}));
+      r->node = v.expr->node;
+      v.rounded = r;
+    }
+    return v.rounded;
+  }
 
   // Converts an expression holding a value of dtype `from` to dtype `to` (in to's compute dtype).
   ExprPtr convert(ExprPtr e, DType from, DType to) const {
@@ -242,7 +259,7 @@ class Lowerer {
     if (it != values_.end()) {
       GBC_INTERNAL_ASSERT(level == Level::Full || it->second.level == Level::Outer,
                           "lower: a per-row node reads the full-shape value '" + g_.name_of(a.value) + "'");
-      o.expr = it->second.expr;
+      o.expr = rounded_for_use(it->second, t.dtype);
       return o;
     }
     size_t consumer_rank = level == Level::Full ? out_.iter_shape.size() : g_.type(node.output()).rank();

@@ -116,6 +116,29 @@ TEST(Lower, ArithmeticComputesInTheResultType) {
   EXPECT_EQ(lowered_expr("  x: {shape: [4], dtype: float16}\n", "op: mul, args: [x, 0.1]"), "mul(load(x), 0.099975586)");
 }
 
+// Found by the fuzzer: bfloat16 0.0015488 + 0.5 is 0.5 in eager (0.50155 rounds down to the
+// bfloat16 grid), so round() of it is 0; unrounded it was 0.50155 and round() gave 1.
+TEST(Lower, HalfValuesAreRoundedAsEagerBeforeLaterMembersReadThem) {
+  Lowered p = lower_only_group("  x: {shape: [4], dtype: bfloat16}\n",
+                               "  - {id: a, op: add, args: [x, 0.5]}\n"
+                               "  - {id: f, op: to, args: [a], dtype: float32}\n"
+                               "  - {id: h, op: to, args: [a], dtype: float16}\n"
+                               "  - {id: y, op: round, args: [f]}\n",
+                               "[a, y, h]");
+  EXPECT_EQ(print_kernel(p.kernel.kernel),
+            "kernel k pointwise(i) {\n"
+            "  in  x: bfloat16 contiguous\n"
+            "  out a: bfloat16 contiguous\n"
+            "  out h: float16 contiguous\n"
+            "  out y: float32 contiguous\n"
+            "  t0 = add(load(x), 0.5)\n"
+            "  a[i] = t0\n"
+            "  t1 = round_bfloat16(t0)\n"
+            "  h[i] = round_float16(t1)\n"
+            "  y[i] = round(float32(t1))\n"
+            "}\n");
+}
+
 TEST(Lower, ComparisonsUseThePromotedCommonType) {
   EXPECT_EQ(lowered_expr("  a: {shape: [4], dtype: uint8}\n  b: {shape: [4], dtype: int8}\n", "op: lt, args: [a, b]"),
             "lt(int16(load(a)), int16(load(b)))");
