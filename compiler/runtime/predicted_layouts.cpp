@@ -35,12 +35,25 @@ bool runs_on_meta(const Node& node) {
   return schema && schema->cls != OpClass::Random && schema->cls != OpClass::Custom;
 }
 
+bool is_contiguous(const TensorLayout& t) { return t.strides == contiguous_strides(t.sizes); }
+
 // The layouts an ATen step will give its outputs: the step run on meta tensors (sizes and strides,
 // no data) with the known layouts of its inputs. Outputs stay unknown when an input is unknown or
 // ATen has no meta kernel for the op.
 void predict_aten_step(const Graph& g, const Node& node, const std::vector<RtValue>& env, DimBindings bindings,
                        std::map<ValueId, TensorLayout>& made) {
-  if (!runs_on_meta(node)) return;
+  if (!runs_on_meta(node)) {
+    // dropout's result has its input's shape and, for a contiguous input, is contiguous (ATen
+    // returns the input itself or a fresh tensor like it).
+    const OpSchema* schema = find_op_schema(node.op);
+    if (!schema || schema->cls != OpClass::Random || node.args.empty() || !node.args[0].is_value()) return;
+    const ValueId in = node.args[0].value;
+    std::optional<TensorLayout> t;
+    if (auto it = made.find(in); it != made.end()) t = it->second;
+    else if (const at::Tensor& x = env[static_cast<size_t>(in)].tensor; x.defined()) t = TensorLayout{x.sizes().vec(), x.strides().vec()};
+    if (t && is_contiguous(*t)) made[node.output()] = *t;
+    return;
+  }
   std::vector<RtValue> meta(g.values.size());
   for (const Arg& a : node.args) {
     if (!a.is_value()) continue;

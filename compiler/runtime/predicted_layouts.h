@@ -4,8 +4,8 @@
 // a kernel output (always allocated contiguous by kernel_region.cpp), or what an ATen step makes
 // (matmul, view, cat, ...) from predictable inputs: the step runs on meta tensors, which have
 // sizes and strides but no data. Random and custom ops are not run that way (they may touch global
-// state); kernels reading them are compiled when reached. A wrong prediction costs only an unused
-// variant. Tests: tests/runtime/predicted_layouts_test.cpp, tests/codegen/cuda_corpus_test.cpp.
+// state): dropout of a contiguous tensor is taken to be contiguous, and kernels reading a custom
+// op are compiled when reached. A wrong prediction costs only an unused variant. Tests: tests/runtime/predicted_layouts_test.cpp, tests/codegen/cuda_corpus_test.cpp.
 #pragma once
 
 #include <optional>
