@@ -72,7 +72,11 @@ Graph region_graph(const CapturedProgram& program, const Segment& region, const 
   g.values = src.values;
   if (!static_dims.empty())
     for (ValueInfo& info : g.values) info.type.shape = substitute_dims(info.type.shape, static_dims);
-  for (ValueId v : region.inputs) g.inputs.push_back({v, GraphInput::Role::Input});
+  for (ValueId v : region.inputs) {
+    bool param = false;
+    for (const GraphInput& in : src.inputs) param = param || (in.value == v && in.role == GraphInput::Role::Param);
+    g.inputs.push_back({v, param ? GraphInput::Role::Param : GraphInput::Role::Input});
+  }
   g.body.nodes.reserve(region.nodes.size());
   for (size_t i : region.nodes) {
     g.body.nodes.push_back(src.body.nodes[i]);
