@@ -42,12 +42,14 @@ std::vector<ValueId> reads_of(const Graph& g, const PartitionPlan& partition, co
 ParamSteps find_param_steps(const Graph& graph, const PartitionPlan& partition) {
   ParamSteps out;
   out.folded.assign(partition.steps.size(), false);
+  // A param the graph writes into may change without its version counter moving (ATen updates
+  // batch_norm's running stats in place without one), so its readers always run.
+  const AliasAnalysis aliases(graph);
   std::set<ValueId> params;
   for (const GraphInput& in : graph.inputs)
-    if (in.role == GraphInput::Role::Param) params.insert(in.value);
+    if (in.role == GraphInput::Role::Param && !aliases.may_be_mutated(in.value)) params.insert(in.value);
   if (params.empty()) return out;
 
-  const AliasAnalysis aliases(graph);
   std::set<ValueId> derived = params;  // params and the values folded steps compute
   std::vector<ValueId> sources;
   std::set<ValueId> folded_values;

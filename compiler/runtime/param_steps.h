@@ -2,7 +2,9 @@
 // rsqrt(var + eps) of a decomposed eval batch_norm, a transposed weight, ... Their results are the
 // same on every call until a param changes, so the runtime computes them once and reuses them
 // (param_cache.h, kernel_region.cpp). A step qualifies when every value it reads is a param
-// (GraphInput::Role::Param) or the result of a qualifying step, and it cannot change what a later
+// (GraphInput::Role::Param) that nothing in the graph writes into (ATen moves no version counter
+// when batch_norm training updates its running stats; region_graph.h marks only params the whole
+// program never writes) or the result of a qualifying step, and it cannot change what a later
 // call sees: no side effect (print, random ops such as dropout, custom kernels, in-place ops,
 // batch_norm training), nothing in the region writes into its results, and none of its results
 // may share storage with a region output (each call returns fresh outputs, as eager does).
