@@ -94,7 +94,11 @@ class GbcCudaGraphsBackend : public Backend {
   void prepare(const Graph& graph, const BackendOptions& options) override {
     device_ = options.device;
     gbc_ = make_gbc_backend();
-    gbc_->prepare(graph, options);
+    // A replay runs the captured launches without gbc's runtime, which could then not notice a
+    // changed param: every step reading one stays in the graph instead of being computed once.
+    BackendOptions gbc_options = options;
+    gbc_options.disabled_passes.push_back("fold_params");
+    gbc_->prepare(graph, gbc_options);
     own_ = BackendStats{};
     captured_.reset();
     guards_.clear();

@@ -18,8 +18,10 @@
 namespace gbc {
 namespace {
 
-// The partitioner's switch; it runs after the graph passes, per compiled region.
+// The partitioner's switch, and the runtime's computing of param-only steps once (it marks steps
+// of the partition); both act after the graph passes, per compiled region.
 constexpr const char* kFusePass = "fuse";
+constexpr const char* kFoldParamsPass = "fold_params";
 
 bool pass_times_enabled() {
   const char* v = std::getenv("GBCHECK_PASS_TIMES");
@@ -46,6 +48,7 @@ std::vector<std::string> all_pass_names() {
   std::vector<std::string> names;
   for (const auto& p : graph_pipeline()) names.push_back(p.name);
   names.push_back(kFusePass);
+  names.push_back(kFoldParamsPass);
   return names;
 }
 

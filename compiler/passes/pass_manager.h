@@ -20,8 +20,9 @@ struct PassInfo {
 /// functionalize, decompose, constant_fold, cse, dce, in that order.
 const std::vector<PassInfo>& graph_pipeline();
 
-/// The pipeline's names plus "fuse" (the fusion partitioner's switch, see partition.h): every name
-/// a user may disable.
+/// The pipeline's names plus "fuse" (the fusion partitioner's switch, see partition.h) and
+/// "fold_params" (computing param-only steps once, compiler/runtime/param_steps.h): every name a
+/// user may disable.
 std::vector<std::string> all_pass_names();
 bool is_known_pass(const std::string& name);
 

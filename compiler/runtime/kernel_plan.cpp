@@ -60,6 +60,12 @@ KernelPlan plan_kernels(const Graph& region, const PlanOptions& options) {
   part.fuse = !disabled(options, "fuse");
   plan.partition = partition_block(g, g.body, part);
 
+  if (disabled(options, "fold_params")) {
+    plan.param_steps.folded.assign(plan.partition.steps.size(), false);
+  } else {
+    plan.param_steps = find_param_steps(g, plan.partition);
+  }
+
   LowerOptions lopt;
   lopt.target = options.target;
   lopt.fault = options.fault;

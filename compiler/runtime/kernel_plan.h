@@ -5,7 +5,8 @@
 // Steps that run on ATen although the graph is compiled, when no lowering exists for them (an
 // undecomposed normalization, an in-place op the pipeline could not remove, ...), are FB003
 // fallbacks; extern calls (matmul, linear, bmm, conv2d) and view, cat, full, dropout and custom
-// kernels with meta run on ATen by design and are not. No torch here.
+// kernels with meta run on ATen by design and are not. Steps that compute only from params are
+// marked (param_steps.h) for the runtime to compute once. No torch here.
 // Tests: tests/runtime/kernel_plan_test.cpp.
 #pragma once
 
@@ -16,11 +17,13 @@
 #include "compiler/ir/graph.h"
 #include "compiler/kernel/lower.h"
 #include "compiler/passes/partition.h"
+#include "compiler/runtime/param_steps.h"
 
 namespace gbc {
 
 struct PlanOptions {
-  std::vector<std::string> disabled_passes;  // pipeline passes, and "fuse" for the partitioner
+  // Pipeline passes, "fuse" for the partitioner and "fold_params" for marking param-only steps.
+  std::vector<std::string> disabled_passes;
   bool capture_scalar_outputs = false;       // an item step in a region is deliberate
   LowerOptions::Target target = LowerOptions::Target::Cpu;
   InjectedFault fault = InjectedFault::None; // --inject-fault: the kernels are built with this bug
@@ -32,6 +35,7 @@ struct KernelPlan {
   std::vector<LoweredKernel> kernels;  // one per partition group, named fused_<group>
   std::vector<Node> prints;            // deferred prints, in program order
   size_t num_outputs = 0;              // graph.outputs[0, num_outputs) are the region's outputs
+  ParamSteps param_steps;              // folded[s] for partition.steps[s]; none when "fold_params" is off
   std::vector<CompileEvent> fallbacks; // FB003, one per step
   int extern_calls = 0;
 };

@@ -3,6 +3,7 @@
 #include <ATen/ops/empty.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "compiler/aten/aten_convert.h"
 #include "compiler/ir/printer.h"
@@ -10,6 +11,7 @@
 #include "compiler/kernel/specialize.h"
 #include "compiler/runtime/aten_region.h"
 #include "compiler/runtime/kernel_plan.h"
+#include "compiler/runtime/param_cache.h"
 #include "compiler/runtime/predicted_layouts.h"
 #include "compiler/runtime/runtime_events.h"
 #include "compiler/support/log.h"
@@ -82,6 +84,13 @@ class KernelRegion : public RegionExecutable {
       const char* kind = step.kind == Step::Kind::Extern ? "extern " : "aten ";
       step_names_.push_back(options_.label + " " + kind + n.op + " [" + join(step_node_names(plan_, step)) + "]");
     }
+    const ParamSteps& folded = plan_.param_steps;
+    if (folded.any()) {
+      param_cache_.emplace(folded.sources, folded.results);
+      std::vector<std::string> names;
+      for (ValueId v : folded.results) names.push_back(g.name_of(v));
+      reuse_name_ = options_.label + " param-only results [" + join(names) + "]";
+    }
   }
 
   std::vector<RtValue> run(const std::vector<RtValue>& inputs, const DimBindings& dims, RunContext& ctx) override {
@@ -90,9 +99,25 @@ class KernelRegion : public RegionExecutable {
     for (size_t i = 0; i < inputs.size(); ++i) env[static_cast<size_t>(g.inputs[i].value)] = inputs[i];
     DimBindings bindings = dims;
     if (options_.native && !predicted_) precompile(env, bindings, ctx);
+    ++calls_;
+    // Param-only steps run only when their kept results could be stale (param_cache.h); the
+    // sources are recorded before any step runs, so a write into a param later in this call
+    // makes the next call recompute.
+    bool reuse = false, keep = false;
+    if (param_cache_) {
+      ProfileScope scope(ctx.profiler, reuse_name_, "cached");
+      reuse = param_cache_->valid(env, dims);
+      if (reuse) {
+        param_cache_->restore(env);
+      } else {
+        keep = param_cache_->snapshot_sources(env, dims);
+        ++param_runs_;
+      }
+    }
     const auto& steps = plan_.partition.steps;
     for (size_t s = 0; s < steps.size(); ++s) {
       const Step& step = steps[s];
+      if (reuse && plan_.param_steps.folded[s]) continue;
       if (step.kind == Step::Kind::Kernel) {
         run_kernel(kernels_[step.index], env, bindings, ctx);
       } else {
@@ -100,6 +125,7 @@ class KernelRegion : public RegionExecutable {
         run_node_on_aten(g, g.body.nodes[step.index], env, bindings, nullptr, ctx.device);
       }
     }
+    if (keep) param_cache_->keep_results(env);
     for (const Node& p : plan_.prints) run_node_on_aten(g, p, env, bindings, ctx.print_sink, ctx.device);
     std::vector<RtValue> outputs;
     outputs.reserve(plan_.num_outputs);
@@ -111,7 +137,8 @@ class KernelRegion : public RegionExecutable {
     const Graph& g = plan_.graph;
     RegionDescription d;
     d.graph_text = print_graph(g);
-    for (const Step& step : plan_.partition.steps) {
+    for (size_t s = 0; s < plan_.partition.steps.size(); ++s) {
+      const Step& step = plan_.partition.steps[s];
       StepDescription sd;
       if (step.kind == Step::Kind::Kernel) {
         const KernelState& ks = kernels_[step.index];
@@ -132,6 +159,10 @@ class KernelRegion : public RegionExecutable {
         sd.nodes.push_back(print_node(g, n));
         sd.locs.push_back(n.loc);
         sd.note = step.reason;
+      }
+      if (plan_.param_steps.folded[s]) {
+        sd.note += std::string(sd.note.empty() ? "" : "; ") + "param-only: computed on " + std::to_string(param_runs_) +
+                   " of " + std::to_string(calls_) + " calls, reused while its params are unchanged";
       }
       d.steps.push_back(std::move(sd));
     }
@@ -286,6 +317,9 @@ class KernelRegion : public RegionExecutable {
   std::vector<std::string> step_names_;
   std::vector<std::pair<KernelState*, size_t>> pending_;  // variants waiting for native code
   std::vector<int64_t> layout_scratch_;
+  std::optional<ParamCache> param_cache_;  // when the plan has param-only steps
+  std::string reuse_name_;                 // the profile row of checking (and reusing) them
+  int64_t calls_ = 0, param_runs_ = 0;     // for describe(): how often the param-only steps ran
   int modules_ = 0;
   bool predicted_ = false;  // precompile ran
 };

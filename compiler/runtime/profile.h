@@ -14,7 +14,7 @@ namespace gbc {
 
 struct ProfileRow {
   std::string name;  // "fused_0 (a, b, c)", "extern matmul", "island print"
-  std::string kind;  // kernel | extern | aten | island
+  std::string kind;  // kernel | extern | aten | island | cached (checking param-only results, param_cache.h)
   int64_t calls = 0;
   double total_ms = 0.0;
   double avg_us() const { return calls ? total_ms * 1000.0 / static_cast<double>(calls) : 0.0; }

@@ -1,5 +1,7 @@
 #include "compiler/runtime/region_graph.h"
 
+#include "compiler/passes/effects.h"
+
 namespace gbc {
 namespace {
 
@@ -72,7 +74,15 @@ Graph region_graph(const CapturedProgram& program, const Segment& region, const 
   g.values = src.values;
   if (!static_dims.empty())
     for (ValueInfo& info : g.values) info.type.shape = substitute_dims(info.type.shape, static_dims);
-  for (ValueId v : region.inputs) g.inputs.push_back({v, GraphInput::Role::Input});
+  // ATen writes some params without moving their version counters (batch_norm's running stats),
+  // so only params no node of the program writes are marked as such (param_steps.h relies on it).
+  const AliasAnalysis aliases(src);
+  for (ValueId v : region.inputs) {
+    bool param = false;
+    for (const GraphInput& in : src.inputs) param = param || (in.value == v && in.role == GraphInput::Role::Param);
+    param = param && !aliases.may_be_mutated(v);
+    g.inputs.push_back({v, param ? GraphInput::Role::Param : GraphInput::Role::Input});
+  }
   g.body.nodes.reserve(region.nodes.size());
   for (size_t i : region.nodes) {
     g.body.nodes.push_back(src.body.nodes[i]);

@@ -21,7 +21,8 @@ SymShape substitute_dims(const SymShape& shape, const DimBindings& values);
 std::set<std::string> region_symbols(const Graph& graph, const Segment& region);
 
 /// The region as a standalone graph: the captured graph's values, the region's nodes as its body,
-/// its inputs (in order, all Role::Input) and outputs. Symbols in `static_dims` become constants in
+/// its inputs (in order; the model's params that no node of the program may write into keep
+/// Role::Param, everything else is Role::Input) and outputs. Symbols in `static_dims` become constants in
 /// every type and shape attribute, and their ranges shrink to that value: a static specialization.
 Graph region_graph(const CapturedProgram& program, const Segment& region, const DimBindings& static_dims);
 

@@ -10,6 +10,7 @@
 #include "compiler/aten/eager_executor.h"
 #include "compiler/backends/gbc_backend.h"
 #include "compiler/cuda/cuda_driver.h"
+#include "compiler/passes/effects.h"
 #include "compiler/runtime/graph_runtime.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/runner/check_report.h"
@@ -43,14 +44,30 @@ void synchronize(const std::string& device) {
   driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
+// Per graph input: whether every call may get the same tensor. A model's params are the same
+// tensors on every call, as a module's parameters are (gbc computes what depends on them alone
+// once, docs/backends.md); inputs, and params the model may write into, are fresh for every call
+// so that every call computes the same thing.
+std::vector<bool> held_across_calls(const Graph& g) {
+  const AliasAnalysis aliases(g);
+  std::vector<bool> out;
+  for (const GraphInput& in : g.inputs)
+    out.push_back(in.role == GraphInput::Role::Param && !aliases.may_be_mutated(in.value));
+  return out;
+}
+
 // One backend over the case: warm-up, timed runs, profiled runs. Inputs are fresh copies for
-// every call (models may mutate them) and the RNG is reseeded, as the check does; neither is
-// inside the timed region.
-BenchResult measure(Backend& backend, const std::string& name, const TestCase& tc, const BenchOptions& o) {
+// every call (models may mutate them) and params the same tensors (held_across_calls); the RNG is
+// reseeded, as the check does. None of it is inside the timed region.
+BenchResult measure(Backend& backend, const std::string& name, const TestCase& tc, const std::vector<bool>& held,
+                    const BenchOptions& o) {
   BenchResult r;
   r.backend = name;
+  const std::vector<at::Tensor> params = tc.fresh_inputs();
   auto call = [&](bool timed) -> double {
     std::vector<at::Tensor> inputs = tc.fresh_inputs();
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (held[i]) inputs[i] = params[i];
     at::manual_seed(tc.seed);
     synchronize(o.backend_options.device);
     auto start = Clock::now();
@@ -133,6 +150,7 @@ BenchReport run_bench(const Model& model, const BenchOptions& o) {
     throw ModelError(d);
   }
 
+  const std::vector<bool> held = held_across_calls(model.graph);
   std::vector<std::string> names = {"eager"};
   for (const std::string& b : o.backends)
     if (b != "eager") names.push_back(b);
@@ -140,7 +158,7 @@ BenchReport run_bench(const Model& model, const BenchOptions& o) {
     std::unique_ptr<Backend> backend = make_backend(name);
     GBC_INTERNAL_ASSERT(backend != nullptr, "unvalidated backend " + name);
     backend->prepare(model.graph, o.backend_options);
-    BenchResult r = measure(*backend, name, tc, o);
+    BenchResult r = measure(*backend, name, tc, held, o);
     if (name != "eager") r.min_speedup = model.check.expect.for_backend(name).min_speedup;
     rep.results.push_back(std::move(r));
   }

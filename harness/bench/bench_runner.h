@@ -1,6 +1,7 @@
 // `gbcheck bench`'s measurements: each backend runs one case's inputs (case 0 by default: every
 // dim at its maximum) a few times to warm up (compiles, recompiles, caches), then `repeat` timed
-// runs whose median is the result; eager LibTorch is always measured first as the baseline. A
+// runs whose median is the result; inputs are fresh copies for every call, params the model never
+// writes into are the same tensors on every call, as a module's parameters are; eager LibTorch is always measured first as the baseline. A
 // backend's compile time is reported apart (BackendStats::compile_ms), never mixed into run times.
 // With `profile`, gbc's backends then run `repeat` more times with a Profiler attached and report
 // per-step times (profile.h). check.expect.min_speedup (per backend or general) turns a slower

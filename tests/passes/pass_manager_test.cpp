@@ -43,7 +43,7 @@ TEST(PassManager, PipelineOrderAndNames) {
     EXPECT_NE(p.run, nullptr) << p.name;
   }
   EXPECT_EQ(all_pass_names(),
-            (std::vector<std::string>{"functionalize", "decompose", "constant_fold", "cse", "dce", "fuse"}));
+            (std::vector<std::string>{"functionalize", "decompose", "constant_fold", "cse", "dce", "fuse", "fold_params"}));
 }
 
 TEST(PassManager, KnowsEveryPassNameAndNothingElse) {
