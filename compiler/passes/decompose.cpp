@@ -268,25 +268,27 @@ class Decomposer {
 
   // Eval mode: (x - running_mean) * rsqrt(running_var + eps) * weight + bias, the [C] params
   // reshaped to [C, 1, ...] so they broadcast along dim 1.
+  // As ATen's CPU kernel computes it (batch_norm_cpu_collect_linear_and_constant_terms): per
+  // channel scale = weight / sqrt(var + eps) and shift = bias - mean * scale, then x * scale + shift.
+  // Two per-channel operands per element instead of four; the [C] work depends on params alone,
+  // so the runtime computes it once (param_steps.h).
   void batch_norm(Emitter& e, const Node& n) {
     const SymShape xs = shape_of(n, 0);  // a copy: emitting nodes adds values
     ValueId x = e.arg(0), weight = e.arg(1), bias = e.arg(2), mean = e.arg(3), var = e.arg(4);
     ValueId ve = e.op("add", {val(var), num(n.attr_float("eps", 1e-5))}, {}, "var_eps");
     ValueId rstd = e.op("rsqrt", {val(ve)}, {}, "rstd");
+    ValueId scale = e.op("mul", {val(rstd), val(weight)}, {}, "scale");
+    ValueId shift = e.op("sub", {val(bias), val(e.op("mul", {val(mean), val(scale)}, {}, "mean_scaled"))}, {}, "shift");
     auto per_channel = [&](ValueId p, const std::string& name) {
       if (xs.size() == 2) return p;
       SymShape shape(xs.size() - 1, DimExpr(1));
       shape[0] = xs[1];
       return e.op("reshape", {val(p)}, {{"shape", shape}}, name);
     };
-    ValueId mean_c = per_channel(mean, "mean_c");
-    ValueId rstd_c = per_channel(rstd, "rstd_c");
-    ValueId weight_c = per_channel(weight, "weight_c");
-    ValueId bias_c = per_channel(bias, "bias_c");
-    ValueId centered = e.op("sub", {val(x), val(mean_c)}, {}, "centered");
-    ValueId norm = e.op("mul", {val(centered), val(rstd_c)}, {}, "norm");
-    ValueId scaled = e.op("mul", {val(norm), val(weight_c)}, {}, "scaled");
-    e.result("add", {val(scaled), val(bias_c)});
+    ValueId scale_c = per_channel(scale, "scale_c");
+    ValueId shift_c = per_channel(shift, "shift_c");
+    ValueId scaled = e.op("mul", {val(x), val(scale_c)}, {}, "scaled");
+    e.result("add", {val(scaled), val(shift_c)});
   }
 
   // linear(x, w) + bias.

@@ -199,7 +199,7 @@ outputs: [g, t, s]
 )");
 }
 
-TEST(Decompose, EvalBatchNormReshapesChannelParams) {
+TEST(Decompose, EvalBatchNormIsOneScaleAndShiftPerChannelAsInATen) {
   Graph g = graph_of(R"(dims: {N: [1, 2]}
 inputs: {x: {shape: [N, 3, 2, 2], dtype: float32}}
 params:
@@ -215,14 +215,13 @@ outputs: [y]
             R"(graph t(x: float32[N, 3, 2, 2], param w: float32[3], param b: float32[3], param m: float32[3], param v: float32[3]) {
   y.var_eps: float32[3] = add(v, 0.001)
   y.rstd: float32[3] = rsqrt(y.var_eps)
-  y.mean_c: float32[3, 1, 1] = reshape(m, shape=[3, 1, 1])
-  y.rstd_c: float32[3, 1, 1] = reshape(y.rstd, shape=[3, 1, 1])
-  y.weight_c: float32[3, 1, 1] = reshape(w, shape=[3, 1, 1])
-  y.bias_c: float32[3, 1, 1] = reshape(b, shape=[3, 1, 1])
-  y.centered: float32[N, 3, 2, 2] = sub(x, y.mean_c)
-  y.norm: float32[N, 3, 2, 2] = mul(y.centered, y.rstd_c)
-  y.scaled: float32[N, 3, 2, 2] = mul(y.norm, y.weight_c)
-  y: float32[N, 3, 2, 2] = add(y.scaled, y.bias_c)
+  y.scale: float32[3] = mul(y.rstd, w)
+  y.mean_scaled: float32[3] = mul(m, y.scale)
+  y.shift: float32[3] = sub(b, y.mean_scaled)
+  y.scale_c: float32[3, 1, 1] = reshape(y.scale, shape=[3, 1, 1])
+  y.shift_c: float32[3, 1, 1] = reshape(y.shift, shape=[3, 1, 1])
+  y.scaled: float32[N, 3, 2, 2] = mul(x, y.scale_c)
+  y: float32[N, 3, 2, 2] = add(y.scaled, y.shift_c)
   return y
 }
 )");
