@@ -3,7 +3,9 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <optional>
 
+#include "oracles/eager_outlier.h"
 #include "oracles/fp64_oracle.h"
 #include "oracles/nan_inf_oracle.h"
 #include "oracles/tolerance_oracle.h"
@@ -36,20 +38,44 @@ Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, cons
 
   // Shapes and dtypes are not rounding: the fp64 reference cannot excuse them.
   const bool comparable = eager.sizes() == compiled.sizes() && eager.scalar_type() == compiled.scalar_type();
+  const ToleranceSpec tolerance{config.tol, config.equal_nan, config.stat};
   bool need_fp64 = config.oracles.fp64 && floating && comparable;
   if (config.oracles.tolerance || !comparable) {
-    j.verdicts.push_back(tolerance_oracle(eager, compiled, {config.tol, config.equal_nan, config.stat}));
-    // Tolerance passing is enough; a NaN/Inf mismatch (infinite error) is never rounding.
+    j.verdicts.push_back(tolerance_oracle(eager, compiled, tolerance));
+    // Tolerance passing is enough; a NaN/Inf mismatch (infinite error) is never float rounding.
     const Verdict& t = j.verdicts.back();
     if (t.pass || !std::isfinite(t.stats.max_abs)) need_fp64 = false;
   }
-  if (!need_fp64) return j;
-  at::Tensor ref = fp64 ? fp64() : at::Tensor();
-  if (!ref.defined()) return j;
-  Verdict v = fp64_oracle(eager, compiled, ref, {config.fp64_multiplier, config.tol.atol, config.stat});
-  if (v.pass)
-    for (auto& t : j.verdicts)
-      if (t.oracle == oracle_name::kTolerance && !t.pass) t.overruled_by = oracle_name::kFp64;
+  std::optional<at::Tensor> ref;
+  auto reference = [&]() -> const at::Tensor& {
+    if (!ref) ref = fp64 ? fp64() : at::Tensor();
+    return *ref;
+  };
+  if (need_fp64 && reference().defined()) {
+    Verdict v = fp64_oracle(eager, compiled, *ref, {config.fp64_multiplier, config.tol.atol, config.stat});
+    if (v.pass)
+      for (auto& t : j.verdicts)
+        if (t.oracle == oracle_name::kTolerance && !t.pass) t.overruled_by = oracle_name::kFp64;
+    j.verdicts.push_back(std::move(v));
+    return j;
+  }
+
+  // A discrete difference (a NaN/Inf pattern, an integer or bool element) may be eager's own
+  // rounding: the float64 reference settles it (eager_outlier.h).
+  const Verdict* failing = j.failing();
+  const bool discrete = failing && (failing->oracle == oracle_name::kNanInf ||
+                                    (failing->oracle == oracle_name::kTolerance && !floating));
+  if (!discrete || !config.oracles.fp64 || !comparable || !reference().defined()) return j;
+  const EagerOutlier outlier = find_eager_outlier(eager, compiled, *ref, tolerance);
+  if (!outlier.eager_is_outlier) return j;
+  for (auto& v : j.verdicts)
+    if (!v.pass && (v.oracle == oracle_name::kNanInf || v.oracle == oracle_name::kTolerance))
+      v.overruled_by = oracle_name::kFp64;
+  Verdict v;
+  v.oracle = oracle_name::kFp64;
+  v.why = "eager's own error: at the " + std::to_string(outlier.elements) +
+          " element(s) where eager and the compiled result differ" + (floating ? " in NaN/Inf" : "") +
+          ", the compiled result is the float64 reference's and eager's is not";
   j.verdicts.push_back(std::move(v));
   return j;
 }

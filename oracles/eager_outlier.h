@@ -1,0 +1,30 @@
+// Discrete differences that are eager's own error. Where eager and a compiled path differ in an
+// integer or bool element, or in where NaN and Inf appear, rounding can still be the cause: eager's
+// float32 arithmetic lands on the other side of a threshold (round, a comparison, a cast to an
+// integer) or overflows where the exact result does not. The float64 reference decides, as it does for float rounding
+// (fp64_oracle.h): the difference is eager's when at every element where eager and the compiled
+// result differ that way, the compiled result is the reference's (in the output's dtype; floats
+// within the tolerance) and eager's is not, and every other element is within the tolerance.
+// A wrong kernel differs where eager is right, and is never excused. output_judge.cpp overrules the
+// nan_inf and tolerance verdicts with it. Test: tests/oracles/eager_outlier_test.cpp.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+
+#include "oracles/tolerance_oracle.h"
+
+namespace gbc {
+
+struct EagerOutlier {
+  bool eager_is_outlier = false;
+  int64_t elements = 0;  // the discrete differences the reference settles (when eager_is_outlier)
+};
+
+/// `spec` is the tolerance for float elements: how close the compiled result must be to the
+/// reference where eager's NaN/Inf differs, and to eager everywhere else.
+EagerOutlier find_eager_outlier(const at::Tensor& eager, const at::Tensor& compiled, const at::Tensor& fp64_ref,
+                                const ToleranceSpec& spec);
+
+}  // namespace gbc

@@ -1,0 +1,92 @@
+// Discrete differences settled by the float64 reference (eager_outlier.h, through output_judge):
+// a bool or integer element, or a NaN, where eager's rounding is what differs passes, overruling
+// tolerance and nan_inf; a compiled result that differs where eager is right fails, as does one
+// with an excused element but another element off; without a reference nothing is excused.
+#include "oracles/eager_outlier.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "oracles/output_judge.h"
+
+namespace gbc {
+namespace {
+
+at::Tensor bools(std::vector<int64_t> v) { return at::tensor(v).to(at::kBool); }
+at::Tensor ints(std::vector<int64_t> v) { return at::tensor(v).to(at::kInt); }
+at::Tensor floats(std::vector<float> v) { return at::tensor(v); }
+at::Tensor doubles(std::vector<double> v) { return at::tensor(v); }
+
+JudgeConfig f32_config() {
+  JudgeConfig c;
+  c.tol = Tolerance{1.3e-6, 1e-5};
+  return c;
+}
+
+const Verdict* verdict_of(const Judgement& j, const std::string& oracle) {
+  for (const Verdict& v : j.verdicts)
+    if (v.oracle == oracle) return &v;
+  return nullptr;
+}
+
+// logical_not(layer_norm(x)) over one-element rows: exactly 0 before the not, so true; eager's
+// float32 arithmetic left a tiny nonzero in element 1, so false there.
+TEST(EagerOutlier, ABoolElementDecidedByEagersRoundingPasses) {
+  const at::Tensor eager = bools({1, 0, 1}), compiled = bools({1, 1, 1});
+  const at::Tensor ref = bools({1, 1, 1});
+  Judgement j = judge_tensor(eager, compiled, [&] { return ref; }, f32_config());
+  EXPECT_TRUE(j.pass());
+  ASSERT_NE(verdict_of(j, "tolerance"), nullptr);
+  EXPECT_EQ(verdict_of(j, "tolerance")->overruled_by, "fp64");
+  ASSERT_NE(verdict_of(j, "fp64"), nullptr);
+  EXPECT_NE(verdict_of(j, "fp64")->why.find("at the 1 element(s)"), std::string::npos) << verdict_of(j, "fp64")->why;
+}
+
+TEST(EagerOutlier, ADifferenceWhereEagerIsRightFails) {
+  const at::Tensor eager = bools({1, 0, 1}), compiled = bools({1, 0, 0});
+  const at::Tensor ref = bools({1, 0, 1});
+  EXPECT_FALSE(judge_tensor(eager, compiled, [&] { return ref; }, f32_config()).pass());
+  // A difference where neither matches the reference is no better.
+  const at::Tensor i_eager = ints({3, 4}), i_compiled = ints({3, 6});
+  const at::Tensor i_ref = ints({3, 5});
+  EXPECT_FALSE(find_eager_outlier(i_eager, i_compiled, i_ref, {}).eager_is_outlier);
+}
+
+TEST(EagerOutlier, AnIntegerCastOfARoundedValuePasses) {
+  // to(int32) of 0.99999994f (eager's float32 result) and of 1.0 (exact, and the compiled one).
+  const at::Tensor eager = ints({0, 2}), compiled = ints({1, 2});
+  const at::Tensor ref = ints({1, 2});
+  EXPECT_TRUE(judge_tensor(eager, compiled, [&] { return ref; }, f32_config()).pass());
+}
+
+TEST(EagerOutlier, ANaNOnlyInEagerWhereTheReferenceIsFinitePasses) {
+  // layer_norm of a row holding a value near the float32 maximum: eager's moments overflow to NaN,
+  // the exact result is finite.
+  const at::Tensor eager = floats({NAN, 0.5f, -1.0f}), compiled = floats({0.0f, 0.5f, -1.0f});
+  const at::Tensor ref = doubles({0.0, 0.5, -1.0});
+  Judgement j = judge_tensor(eager, compiled, [&] { return ref; }, f32_config());
+  EXPECT_TRUE(j.pass());
+  ASSERT_NE(verdict_of(j, "nan_inf"), nullptr);
+  EXPECT_EQ(verdict_of(j, "nan_inf")->overruled_by, "fp64");
+
+  // The same with another element beyond the tolerance: not excused.
+  const at::Tensor off = floats({0.0f, 0.6f, -1.0f});
+  EXPECT_FALSE(judge_tensor(eager, off, [&] { return ref; }, f32_config()).pass());
+  // A NaN only in the compiled result, where eager and the reference agree: not excused.
+  EXPECT_FALSE(judge_tensor(compiled, eager, [&] { return ref; }, f32_config()).pass());
+}
+
+TEST(EagerOutlier, NothingIsExcusedWithoutAReference) {
+  const at::Tensor eager = bools({1, 0}), compiled = bools({1, 1});
+  EXPECT_FALSE(judge_tensor(eager, compiled, [] { return at::Tensor(); }, f32_config()).pass());
+  JudgeConfig no_fp64 = f32_config();
+  no_fp64.oracles.fp64 = false;
+  const at::Tensor ref = bools({1, 1});
+  EXPECT_FALSE(judge_tensor(eager, compiled, [&] { return ref; }, no_fp64).pass());
+}
+
+}  // namespace
+}  // namespace gbc
