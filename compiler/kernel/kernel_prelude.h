@@ -96,6 +96,31 @@ template <typename T> GBC_FN int8_t gbc_cast_int8(T x) { return (int8_t)(int64_t
 template <typename T> GBC_FN int16_t gbc_cast_int16(T x) { return (int16_t)(int64_t)x; }
 template <typename T> GBC_FN int32_t gbc_cast_int32(T x) { return (int32_t)x; }
 template <typename T> GBC_FN int64_t gbc_cast_int64(T x) { return (int64_t)x; }
+
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+/* Floating to integer on the host. C++ leaves NaN, infinities and out-of-range values undefined;
+ * x86, where eager runs on the CPU, gives the type's minimum (the "integer indefinite" value) for
+ * them, and so do these. The explicit range check also keeps GCC from folding (float)(int64_t)x
+ * into truncf(x) under -fno-trapping-math, which turned a NaN into NaN (found by the fuzzer:
+ * remainder(to(NaN, int64), 1.0) is -0 in eager). On CUDA the hardware's conversion (NaN to 0)
+ * is the device's eager behaviour, so the templates above stay. */
+GBC_FN int64_t gbc_float_to_int64(double x) {
+  return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : (int64_t)(-9223372036854775807LL - 1);
+}
+GBC_FN int32_t gbc_float_to_int32(double x) {
+  return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : (int32_t)(-2147483647 - 1);
+}
+GBC_FN uint8_t gbc_cast_uint8(float x) { return (uint8_t)gbc_float_to_int64(x); }
+GBC_FN uint8_t gbc_cast_uint8(double x) { return (uint8_t)gbc_float_to_int64(x); }
+GBC_FN int8_t gbc_cast_int8(float x) { return (int8_t)gbc_float_to_int64(x); }
+GBC_FN int8_t gbc_cast_int8(double x) { return (int8_t)gbc_float_to_int64(x); }
+GBC_FN int16_t gbc_cast_int16(float x) { return (int16_t)gbc_float_to_int64(x); }
+GBC_FN int16_t gbc_cast_int16(double x) { return (int16_t)gbc_float_to_int64(x); }
+GBC_FN int32_t gbc_cast_int32(float x) { return gbc_float_to_int32(x); }
+GBC_FN int32_t gbc_cast_int32(double x) { return gbc_float_to_int32(x); }
+GBC_FN int64_t gbc_cast_int64(float x) { return gbc_float_to_int64(x); }
+GBC_FN int64_t gbc_cast_int64(double x) { return gbc_float_to_int64(x); }
+#endif
 template <typename T> GBC_FN float gbc_cast_float32(T x) { return (float)x; }
 template <typename T> GBC_FN double gbc_cast_float64(T x) { return (double)x; }
 GBC_FN float gbc_round_float16(float x) { return gbc_f16_to_f32(gbc_f32_to_f16(x)); }

@@ -1,8 +1,9 @@
 // The ladder end to end: every corpus/examples model passes trace, decomp, gbc-interp and gbc
 // against eager through the check runner, each tier reports what it compiled, and a fused kernel
-// whose module the host compiler rejects is a recorded fallback (FB001): it stays in the kernel
-// interpreter, computes what eager computes with the same bits on every call, and fails a check
-// that expects no fallback.
+// whose module the host compiler rejects is a recorded fallback (FB001): its nodes run on ATen,
+// compute what eager computes with the same bits on every call, and fail a check that expects no
+// fallback; and float-to-integer casts of NaN, infinities and out-of-range values give eager's
+// integers in generated code.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -74,6 +75,32 @@ check:
 
 // A flag every C++ compiler rejects: the module fails to compile through the real compile path.
 const std::vector<std::string> kRejectedFlag = {"-fgbcheck-test-rejected-flag"};
+
+// Found by the fuzzer: GCC folded (float)(int64_t)x into truncf(x), so remainder(to(NaN, int64), 1.0)
+// was NaN in gbc's generated code and -0 in eager.
+TEST(Casts, FloatToIntegerOfNonFiniteAndOutOfRangeValuesGivesEagersIntegers) {
+  Model model = load(R"(format: gbcheck/v1
+name: casts
+inputs:
+  x: {shape: [6]}
+graph:
+  - {id: l, op: to, args: [x], dtype: int64}
+  - {id: r, op: remainder, args: [l, 1.0]}
+  - {id: i, op: to, args: [x], dtype: int32}
+  - {id: b, op: to, args: [x], dtype: int8}
+  - {id: u, op: to, args: [x], dtype: uint8}
+outputs: [l, r, i, b, u]
+)");
+  const at::Tensor x = at::tensor(std::vector<float>{NAN, INFINITY, -INFINITY, 3e9f, -1e19f, -2.5f});
+  const std::vector<at::Tensor> expected = run_eager(model.graph, {x.clone()});
+  for (const char* tier : {"gbc", "gbc-interp"}) {
+    std::unique_ptr<Backend> backend = test::prepared(tier, model, options_of(model));
+    const std::vector<at::Tensor> actual = backend->run({x.clone()});
+    ASSERT_EQ(actual.size(), expected.size());
+    for (size_t o = 0; o < expected.size(); ++o)
+      EXPECT_TRUE(at::equal(actual[o], expected[o])) << tier << ": output " << o << "\n" << actual[o] << "\n" << expected[o];
+  }
+}
 
 TEST(Fallbacks, KernelThatFailsToCompileRunsOnAtenAndIsRecorded) {
   Model model = load(kChain, "chain.yaml");
