@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include "oracles/fp64_oracle.h"
+
 namespace gbc {
 namespace {
 
@@ -15,7 +17,7 @@ at::Tensor agrees(const at::Tensor& a, const at::Tensor& b, const Tolerance& tol
 }  // namespace
 
 EagerOutlier find_eager_outlier(const at::Tensor& eager, const at::Tensor& compiled, const at::Tensor& fp64_ref,
-                                const ToleranceSpec& spec) {
+                                const ToleranceSpec& spec, const Fp64Spec& fp64_spec) {
   EagerOutlier out;
   if (!fp64_ref.defined() || eager.sizes() != compiled.sizes() || eager.scalar_type() != compiled.scalar_type() ||
       fp64_ref.sizes() != eager.sizes())
@@ -24,16 +26,22 @@ EagerOutlier find_eager_outlier(const at::Tensor& eager, const at::Tensor& compi
   if (at::isFloatingType(e.scalar_type())) {
     // In float64: float16/bfloat16 comparisons and the tolerance need no care about their range.
     const at::Tensor e64 = e.to(at::kDouble), c64 = c.to(at::kDouble);
-    const at::Tensor r64 = fp64_ref.cpu().to(e.scalar_type()).to(at::kDouble);  // the reference as the output holds it
+    const at::Tensor ref64 = fp64_ref.cpu().to(at::kDouble);
+    const at::Tensor r64 = ref64.to(e.scalar_type()).to(at::kDouble);  // the reference as the output holds it
     const at::Tensor non_finite = ~at::isfinite(e64) | ~at::isfinite(c64);
     const at::Tensor differ = non_finite & ~((at::isnan(e64) & at::isnan(c64)) | (e64 == c64));
     out.elements = differ.sum().item<int64_t>();
     if (out.elements == 0) return out;
-    const at::Tensor settled = agrees(c64, r64, spec.tol) & ~agrees(e64, r64, spec.tol);
+    // Settled: the compiled result is the reference's and eager's is not, or eager overflowed (a
+    // NaN or Inf where the reference is finite: eager has no usable value there to compare with).
+    const at::Tensor eager_overflowed = ~at::isfinite(e64) & at::isfinite(ref64);
+    const at::Tensor settled = (agrees(c64, r64, spec.tol) & ~agrees(e64, r64, spec.tol)) | eager_overflowed;
     if (!(settled | ~differ).all().item<bool>()) return out;
-    // Everything else is judged as usual: eager with the settled elements taken as right.
+    // Everything else is judged as usual (tolerance, else fp64), with the compiled result taken as
+    // eager's at the settled elements.
     const at::Tensor rest = at::where(differ, c64, e64);
-    out.eager_is_outlier = tolerance_oracle(rest, c64, spec).pass;
+    out.eager_is_outlier = tolerance_oracle(rest, c64, spec).pass ||
+                           fp64_oracle(rest.to(e.scalar_type()), c, fp64_ref.cpu(), fp64_spec).pass;
     return out;
   }
   const at::Tensor r = fp64_ref.cpu().to(e.scalar_type());

@@ -4,15 +4,19 @@
 // integer) or overflows where the exact result does not. The float64 reference decides, as it does for float rounding
 // (fp64_oracle.h): the difference is eager's when at every element where eager and the compiled
 // result differ that way, the compiled result is the reference's (in the output's dtype; floats
-// within the tolerance) and eager's is not, and every other element is within the tolerance.
-// A wrong kernel differs where eager is right, and is never excused. output_judge.cpp overrules the
-// nan_inf and tolerance verdicts with it. Test: tests/oracles/eager_outlier_test.cpp.
+// within the tolerance) and eager's is not, or eager overflowed (NaN or Inf where the float64
+// reference is finite, e.g. layer_norm's one-pass moments of values near the float32 maximum:
+// eager has no usable value there), and every other element passes the tolerance or the fp64
+// oracle. A wrong kernel differs where eager is right, and is never excused; a NaN or Inf the
+// inputs carry is in the reference too, so dropping one is never excused either. output_judge.cpp
+// overrules the nan_inf and tolerance verdicts with it. Test: tests/oracles/eager_outlier_test.cpp.
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
 
+#include "oracles/fp64_oracle.h"
 #include "oracles/tolerance_oracle.h"
 
 namespace gbc {
@@ -23,8 +27,9 @@ struct EagerOutlier {
 };
 
 /// `spec` is the tolerance for float elements: how close the compiled result must be to the
-/// reference where eager's NaN/Inf differs, and to eager everywhere else.
+/// reference where eager's NaN/Inf differs, and to eager everywhere else (where the fp64 oracle
+/// with `fp64_spec` may also pass them, as for any float output).
 EagerOutlier find_eager_outlier(const at::Tensor& eager, const at::Tensor& compiled, const at::Tensor& fp64_ref,
-                                const ToleranceSpec& spec);
+                                const ToleranceSpec& spec, const Fp64Spec& fp64_spec);
 
 }  // namespace gbc

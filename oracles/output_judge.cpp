@@ -66,7 +66,8 @@ Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, cons
   const bool discrete = failing && (failing->oracle == oracle_name::kNanInf ||
                                     (failing->oracle == oracle_name::kTolerance && !floating));
   if (!discrete || !config.oracles.fp64 || !comparable || !reference().defined()) return j;
-  const EagerOutlier outlier = find_eager_outlier(eager, compiled, *ref, tolerance);
+  const EagerOutlier outlier =
+      find_eager_outlier(eager, compiled, *ref, tolerance, {config.fp64_multiplier, config.tol.atol, config.stat});
   if (!outlier.eager_is_outlier) return j;
   for (auto& v : j.verdicts)
     if (!v.pass && (v.oracle == oracle_name::kNanInf || v.oracle == oracle_name::kTolerance))
@@ -75,7 +76,8 @@ Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, cons
   v.oracle = oracle_name::kFp64;
   v.why = "eager's own error: at the " + std::to_string(outlier.elements) +
           " element(s) where eager and the compiled result differ" + (floating ? " in NaN/Inf" : "") +
-          ", the compiled result is the float64 reference's and eager's is not";
+          ", the compiled result is the float64 reference's and eager's is not" +
+          (floating ? ", or eager overflowed (the reference is finite)" : "");
   j.verdicts.push_back(std::move(v));
   return j;
 }

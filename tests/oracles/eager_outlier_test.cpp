@@ -1,6 +1,6 @@
 // Discrete differences settled by the float64 reference (eager_outlier.h, through output_judge):
 // a bool or integer element, or a NaN, where eager's rounding is what differs passes, overruling
-// tolerance and nan_inf; a compiled result that differs where eager is right fails, as does one
+// tolerance and nan_inf, as does an element where eager overflowed and the reference is finite; a compiled result that differs where eager is right fails, as does one
 // with an excused element but another element off; without a reference nothing is excused.
 #include "oracles/eager_outlier.h"
 
@@ -52,7 +52,7 @@ TEST(EagerOutlier, ADifferenceWhereEagerIsRightFails) {
   // A difference where neither matches the reference is no better.
   const at::Tensor i_eager = ints({3, 4}), i_compiled = ints({3, 6});
   const at::Tensor i_ref = ints({3, 5});
-  EXPECT_FALSE(find_eager_outlier(i_eager, i_compiled, i_ref, {}).eager_is_outlier);
+  EXPECT_FALSE(find_eager_outlier(i_eager, i_compiled, i_ref, {}, {}).eager_is_outlier);
 }
 
 TEST(EagerOutlier, AnIntegerCastOfARoundedValuePasses) {
@@ -77,6 +77,17 @@ TEST(EagerOutlier, ANaNOnlyInEagerWhereTheReferenceIsFinitePasses) {
   EXPECT_FALSE(judge_tensor(eager, off, [&] { return ref; }, f32_config()).pass());
   // A NaN only in the compiled result, where eager and the reference agree: not excused.
   EXPECT_FALSE(judge_tensor(compiled, eager, [&] { return ref; }, f32_config()).pass());
+}
+
+TEST(EagerOutlier, WhereEagerOverflowedAndTheReferenceIsFiniteEagerIsNotJudged) {
+  // Both float32 results are off the exact 0.7 where eager's moments overflowed; eager's NaN is no
+  // reference for the compiled 0 there.
+  const at::Tensor eager = floats({NAN, 0.5f}), compiled = floats({0.0f, 0.5f});
+  const at::Tensor ref = doubles({0.7, 0.5});
+  EXPECT_TRUE(judge_tensor(eager, compiled, [&] { return ref; }, f32_config()).pass());
+  // A NaN the inputs carried is in the reference too: a compiled result that drops it fails.
+  const at::Tensor nan_ref = doubles({NAN, 0.5});
+  EXPECT_FALSE(judge_tensor(eager, compiled, [&] { return nan_ref; }, f32_config()).pass());
 }
 
 TEST(EagerOutlier, NothingIsExcusedWithoutAReference) {
