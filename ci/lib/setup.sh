@@ -53,9 +53,13 @@ gbcheck_build() {
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >"$log" 2>&1 || {
       cat "$log" >&2; echo "gbcheck: cmake configure failed" >&2; exit 3; }
   fi
-  if ninja -C "$build" -n 2>/dev/null | grep -q '^\['; then
+  # The dry run's output is captured whole: `ninja -n | grep -q` under pipefail fails when grep
+  # exits at its first match and ninja dies of SIGPIPE, which skipped the build.
+  local pending
+  pending=$(ninja -C "$build" -n 2>&1 || true)
+  if grep -q '^\[' <<<"$pending"; then
     echo "gbcheck: building in $build (the first build takes several minutes)..." >&2
-    ninja -C "$build" -j "$(nproc)" >"$log" 2>&1 || {
-      grep -E "error|Error" -A3 "$log" | head -60 >&2; echo "gbcheck: build failed (log: $log)" >&2; exit 3; }
   fi
+  ninja -C "$build" -j "$(nproc)" >"$log" 2>&1 || {
+    grep -E "error|Error" -A3 "$log" | head -60 >&2; echo "gbcheck: build failed (log: $log)" >&2; exit 3; }
 }
