@@ -309,10 +309,12 @@ TEST(Interpreter, ReductionsOverVariousDims) {
           if (!is_floating(dt)) in = in.round();
           in = in.to(to_aten(dt));
           std::string text = one_node_model(input_line("x", dt, in), "op: " + op + ", args: [x]" + dims_attr(dims, keepdim));
-          // Sums are reordered (and accumulated in float64): allow eager's own rounding error.
+          // Sums are reordered (and accumulated in float64): allow eager's own rounding error,
+          // which for a sum of up to 60 terms of magnitude up to ~10 that cancel is relative to
+          // their magnitudes, not to the result (a float32 sum near 0.5 was off by 1e-6 in eager).
           bool exact = !is_floating(dt) || op == "amax" || op == "amin";
           double rtol = exact ? 0.0 : dt == DType::Float64 ? 1e-12 : 8 * eps(dt);
-          double atol = exact ? 0.0 : dt == DType::Float64 ? 1e-12 : 4 * eps(dt);
+          double atol = exact ? 0.0 : dt == DType::Float64 ? 1e-12 : 64 * eps(dt);
           Outcome r = check_model(text, {in}, rtol, atol);
           checked += r == Outcome::Checked;
         }
