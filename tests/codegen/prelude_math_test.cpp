@@ -114,8 +114,9 @@ TEST(PreludeMath, DenseAroundBranchPointsAndRangeLimits) {
     Stats s;
     for (float center : f.branch_points) {
       for (float c : {center, -center}) {
-        const int32_t base = static_cast<int32_t>(gbc_f32_bits(c));
-        for (int32_t k = -5000; k <= 5000; ++k) check(f, gbc_bits_f32(static_cast<uint32_t>(base + k)), s);
+        // Bit patterns around c, wrapping in unsigned arithmetic (-0's neighbours below are NaNs).
+        const uint32_t base = gbc_f32_bits(c);
+        for (int32_t k = -5000; k <= 5000; ++k) check(f, gbc_bits_f32(base + static_cast<uint32_t>(k)), s);
       }
     }
     // Every subnormal input's neighbourhood of zero, and the largest magnitudes.

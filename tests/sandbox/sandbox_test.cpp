@@ -46,10 +46,11 @@ TEST(Sandbox, ReportsAnExceptionWithItsTypeAndText) {
 }
 
 TEST(Sandbox, ReportsASegfaultAsACrashWithItsSignal) {
+  // The signal a wild store gets, raised directly: UndefinedBehaviorSanitizer (ci/test.sh
+  // --sanitize) would stop a null store before it faults.
   SandboxResult r = run_sandboxed(
       []() -> nlohmann::json {
-        volatile int* p = nullptr;
-        *p = 1;
+        ::raise(SIGSEGV);
         return nullptr;
       },
       limits(10));
@@ -109,6 +110,9 @@ TEST(Sandbox, KillsWhatTheChildSpawnedAtTheTimeout) {
 }
 
 TEST(Sandbox, ReportsAHugeAllocationAsOutOfMemory) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's allocator does not fail under the address-space limit as libc's does";
+#endif
   SandboxResult r = run_sandboxed(
       []() -> nlohmann::json {
         std::vector<char> big(size_t{8} << 30);  // 8 GiB against a 256 MiB limit
