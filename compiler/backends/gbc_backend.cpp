@@ -1,7 +1,6 @@
 #include "compiler/backends/gbc_backend.h"
 
 #include <cstdlib>
-#include <sstream>
 #include <thread>
 
 #include "compiler/codegen/cpu_codegen.h"
@@ -9,22 +8,11 @@
 #include "compiler/runtime/cuda_kernel_runner.h"
 #include "compiler/runtime/graph_runtime.h"
 #include "compiler/runtime/kernel_region.h"
+#include "compiler/support/compiler_output.h"
 #include "compiler/support/log.h"
 
 namespace gbc {
 namespace {
-
-// The line a user needs from a compiler's output: the first error, else the first line.
-std::string first_error_line(const std::string& log) {
-  std::istringstream lines(log);
-  std::string line, first;
-  while (std::getline(lines, line)) {
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    if (first.empty()) first = line;
-    if (line.find("error") != std::string::npos) return line;
-  }
-  return first.empty() ? "the compiler failed without output" : first;
-}
 
 NativeModule compile_module(const std::vector<kir::Kernel>& kernels, const std::string& module,
                             const codegen::CpuCompileOptions& options) {

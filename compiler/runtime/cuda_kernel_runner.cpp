@@ -2,13 +2,13 @@
 
 #include <chrono>
 #include <memory>
-#include <sstream>
 
 #include "compiler/codegen/cuda_codegen.h"
 #include "compiler/cuda/cuda_driver.h"
 #include "compiler/cuda/cuda_module.h"
 #include "compiler/cuda/nvrtc_compiler.h"
 #include "compiler/ir/diagnostics.h"
+#include "compiler/support/compiler_output.h"
 #include "compiler/support/log.h"
 
 namespace gbc {
@@ -18,18 +18,6 @@ namespace {
 constexpr int kDevice = 0;
 
 thread_local CudaLaunchCapture* active_capture = nullptr;
-
-// NVRTC's or the PTX JIT's first line naming an error, else the first non-empty line.
-std::string first_error_line(const std::string& log) {
-  std::istringstream lines(log);
-  std::string line, first;
-  while (std::getline(lines, line)) {
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    if (first.empty()) first = line;
-    if (line.find("error") != std::string::npos) return line;
-  }
-  return first.empty() ? "the compiler failed without output" : first;
-}
 
 struct DeviceInfo {
   int arch = 0;            // compute capability, major * 10 + minor
