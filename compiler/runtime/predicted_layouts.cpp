@@ -37,6 +37,16 @@ bool runs_on_meta(const Node& node) {
 
 bool is_contiguous(const TensorLayout& t) { return t.strides == contiguous_strides(t.sizes); }
 
+// A value's layout as far as it is known before the call: made by an earlier step, or one of the
+// call's tensors.
+std::optional<TensorLayout> known_layout(ValueId v, const std::vector<RtValue>& env,
+                                         const std::map<ValueId, TensorLayout>& made) {
+  if (auto it = made.find(v); it != made.end()) return it->second;
+  const RtValue& r = env[static_cast<size_t>(v)];
+  if (r.is_scalar() || !r.tensor.defined()) return std::nullopt;
+  return TensorLayout{r.tensor.sizes().vec(), r.tensor.strides().vec()};
+}
+
 // The layouts an ATen step will give its outputs: the step run on meta tensors (sizes and strides,
 // no data) with the known layouts of its inputs. Outputs stay unknown when an input is unknown or
 // ATen has no meta kernel for the op.
@@ -47,10 +57,7 @@ void predict_aten_step(const Graph& g, const Node& node, const std::vector<RtVal
     // returns the input itself or a fresh tensor like it).
     const OpSchema* schema = find_op_schema(node.op);
     if (!schema || schema->cls != OpClass::Random || node.args.empty() || !node.args[0].is_value()) return;
-    const ValueId in = node.args[0].value;
-    std::optional<TensorLayout> t;
-    if (auto it = made.find(in); it != made.end()) t = it->second;
-    else if (const at::Tensor& x = env[static_cast<size_t>(in)].tensor; x.defined()) t = TensorLayout{x.sizes().vec(), x.strides().vec()};
+    std::optional<TensorLayout> t = known_layout(node.args[0].value, env, made);
     if (t && is_contiguous(*t)) made[node.output()] = *t;
     return;
   }
@@ -58,17 +65,14 @@ void predict_aten_step(const Graph& g, const Node& node, const std::vector<RtVal
   for (const Arg& a : node.args) {
     if (!a.is_value()) continue;
     const size_t v = static_cast<size_t>(a.value);
-    const RtValue& r = env[v];
-    const TensorLayout* t = nullptr;
-    if (auto it = made.find(a.value); it != made.end()) t = &it->second;
-    if (r.is_scalar()) {
-      meta[v] = r;
+    if (env[v].is_scalar()) {
+      meta[v] = env[v];
       continue;
     }
+    std::optional<TensorLayout> t = known_layout(a.value, env, made);
+    if (!t) return;
     const at::TensorOptions options = at::TensorOptions().dtype(to_aten(g.type(a.value).dtype)).device(at::kMeta);
-    if (t) meta[v] = RtValue::of(at::empty_strided(t->sizes, t->strides, options));
-    else if (r.tensor.defined()) meta[v] = RtValue::of(at::empty_strided(r.tensor.sizes(), r.tensor.strides(), options));
-    else return;
+    meta[v] = RtValue::of(at::empty_strided(t->sizes, t->strides, options));
   }
   try {
     run_node_on_aten(g, node, meta, bindings, nullptr, c10::Device(c10::kMeta));
@@ -106,17 +110,9 @@ std::vector<std::optional<std::vector<BufferLayout>>> predict_kernel_layouts(con
     }
     std::vector<BufferLayout> layouts;
     for (size_t b = 0; b < lk.kernel.buffers.size(); ++b) {
-      const ValueId v = lk.buffer_values[b];
-      TensorLayout t;
-      if (auto it = made.find(v); it != made.end()) {
-        t = it->second;
-      } else if (const RtValue& r = env[static_cast<size_t>(v)]; !r.is_scalar() && r.tensor.defined()) {
-        t.sizes = r.tensor.sizes().vec();
-        t.strides = r.tensor.strides().vec();
-      } else {
-        break;
-      }
-      layouts.push_back(iteration_layout(lk, b, t.sizes, t.strides, *iter));
+      std::optional<TensorLayout> t = known_layout(lk.buffer_values[b], env, made);
+      if (!t) break;
+      layouts.push_back(iteration_layout(lk, b, t->sizes, t->strides, *iter));
     }
     if (layouts.size() == lk.kernel.buffers.size()) out[step.index] = std::move(layouts);
   }
