@@ -45,6 +45,13 @@ std::string yaml_string(const std::string& s) {
   return q + "\"";
 }
 
+// A flow list of strings, each as yaml_string writes it (a name may hold `]`, `,` or quotes).
+std::string string_list(const std::vector<std::string>& items) {
+  std::vector<std::string> written;
+  for (const std::string& i : items) written.push_back(yaml_string(i));
+  return list(written);
+}
+
 std::string attr_yaml(const AttrValue& v) {
   if (auto s = std::get_if<Scalar>(&v)) return yaml_scalar(*s);
   if (auto d = std::get_if<double>(&v)) return yaml_scalar(Scalar::from_float(*d));
@@ -136,7 +143,7 @@ void write_check(const CheckConfig& c, std::ostream& out) {
   if (c.seed != d.seed) s << "  seed: " << c.seed << "\n";
   if (c.cases != d.cases) s << "  cases: " << c.cases << "\n";
   if (c.device != d.device) s << "  device: " << c.device << "\n";
-  if (c.backends != d.backends) s << "  backends: " << list(c.backends) << "\n";
+  if (c.backends != d.backends) s << "  backends: " << string_list(c.backends) << "\n";
   if (!c.tolerance.empty() || !c.output_tolerance.empty()) {
     s << "  tolerance:\n";
     for (const auto& [dt, t] : c.tolerance)
@@ -164,7 +171,7 @@ void write_check(const CheckConfig& c, std::ostream& out) {
     for (size_t i = 0; i < ex.size(); ++i) s << (i ? ", " : "") << ex[i];
     s << "}\n";
   }
-  if (!c.oracles.empty()) s << "  oracle: " << list(c.oracles) << "\n";
+  if (!c.oracles.empty()) s << "  oracle: " << string_list(c.oracles) << "\n";
   if (c.error_stat != d.error_stat) s << "  error_stat: " << c.error_stat << "\n";
   if (c.quantile != d.quantile) s << "  quantile: " << number(c.quantile) << "\n";
   if (c.fp64_multiplier != d.fp64_multiplier) s << "  fp64_multiplier: " << number(c.fp64_multiplier) << "\n";

@@ -31,6 +31,23 @@ TEST(ModelWriterTest, CorpusExamplesRoundTrip) {
     if (e.path().extension() == ".yaml") expect_round_trip(load_model_file(e.path().string()));
 }
 
+// Found by libFuzzer: a backend name holding `]` was written unquoted into the flow list, and
+// the written model did not load. The loader accepts unknown names; the check rejects them later.
+TEST(ModelWriterTest, BackendAndOracleNamesAreQuotedWhenTheyNeedIt) {
+  Model m = load_model_text(R"(format: gbcheck/v1
+inputs:
+  x: {shape: [4]}
+graph:
+  - {id: y, op: relu, args: [x]}
+outputs: [y]
+check:
+  backends: ["nnc]", "a, b", gbc]
+)",
+                            "names.yaml");
+  expect_round_trip(m);
+  EXPECT_NE(write_model_yaml(m).find(R"(backends: ["nnc]", "a, b", gbc])"), std::string::npos) << write_model_yaml(m);
+}
+
 TEST(ModelWriterTest, ControlFlowInPlaceAndStringsRoundTrip) {
   expect_round_trip(load_model_text(R"(format: gbcheck/v1
 dims: {B: [2, 5]}
