@@ -6,6 +6,7 @@
 #include "compiler/backends/gbc_backend.h"
 #include "compiler/cuda/cuda_driver.h"
 #include "compiler/ir/diagnostics.h"
+#include "compiler/ir/op_schema.h"
 #include "compiler/runtime/cuda_kernel_runner.h"
 #include "compiler/runtime/graph_runtime.h"
 #include "compiler/runtime/runtime_events.h"
@@ -87,12 +88,47 @@ std::vector<at::Tensor> copies(const std::vector<at::Tensor>& tensors) {
   return out;
 }
 
+// ATen steps that only make a view (new sizes and strides over the same storage) launch no device
+// work, so a capture loses nothing by leaving them out: replays write the storage they view.
+// reshape and flatten copy when the input's strides do not allow a view, so they are not among them.
+bool launches_no_device_work(const StepDescription& step) {
+  if (step.kind == StepDescription::Kind::Kernel) return false;
+  const OpSchema* schema = find_op_schema(step.name);
+  return schema && schema->cls == OpClass::View && step.name != "reshape" && step.name != "flatten";
+}
+
+// One input signature's captured graph, with the buffers its replays read and write.
+struct CapturedGraph {
+  std::vector<InputGuard> guards;
+  std::vector<at::Tensor> static_inputs;
+  std::vector<at::Tensor> static_outputs;
+  std::vector<at::Tensor> keep_alive;  // every tensor the captured launches touch
+  std::unique_ptr<CudaGraphExec> exec;  // null: this signature runs as plain gbc (FB005 reported)
+
+  bool matches(const std::vector<at::Tensor>& inputs) const {
+    if (inputs.size() != guards.size()) return false;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (!guards[i].matches(inputs[i])) return false;
+    return true;
+  }
+};
+
+std::string signature_text(const std::vector<at::Tensor>& inputs) {
+  std::string s;
+  for (const at::Tensor& t : inputs) {
+    InputGuard g{t.sizes().vec(), t.scalar_type(), t.device()};
+    s += (s.empty() ? "" : ", ") + g.str();
+  }
+  return "(" + s + ")";
+}
+
 class GbcCudaGraphsBackend : public Backend {
  public:
   std::string name() const override { return "gbc-cudagraphs"; }
 
   void prepare(const Graph& graph, const BackendOptions& options) override {
     device_ = options.device;
+    graph_limit_ = std::max(1, options.cache_size_limit);
     gbc_ = make_gbc_backend();
     // A replay runs the captured launches without gbc's runtime, which could then not notice a
     // changed param: every step reading one stays in the graph instead of being computed once.
@@ -100,12 +136,8 @@ class GbcCudaGraphsBackend : public Backend {
     gbc_options.disabled_passes.push_back("fold_params");
     gbc_->prepare(graph, gbc_options);
     own_ = BackendStats{};
-    captured_.reset();
-    guards_.clear();
-    static_inputs_.clear();
-    static_outputs_.clear();
-    keep_alive_.clear();
-    capturable_ = true;
+    graphs_.clear();
+    limit_reported_ = false;
   }
 
   std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs) override {
@@ -113,17 +145,25 @@ class GbcCudaGraphsBackend : public Backend {
     if (device_ != "cuda")
       throw std::runtime_error("gbc-cudagraphs needs device cuda (it replays GPU kernel launches), got device " + device_ +
                                "; run with --device cuda on a machine with an NVIDIA GPU, or use the gbc backend");
-    if (!capturable_) return gbc_->run(inputs);
-    if (!captured_) return capture(inputs);
-    if (std::string miss = guard_miss(inputs); !miss.empty()) {
-      report(CompileEvent::Kind::Fallback, "FB006",
-             "gbc-cudagraphs: a call with other inputs than the captured graph's (" + miss + ") runs without it",
-             "call the model with one input signature, or use the gbc backend for changing shapes");
+    for (CapturedGraph& g : graphs_) {
+      if (!g.matches(inputs)) continue;
+      if (!g.exec) return gbc_->run(inputs);
+      for (size_t i = 0; i < inputs.size(); ++i) g.static_inputs[i].copy_(inputs[i]);
+      g.exec->launch();
+      return copies(g.static_outputs);
+    }
+    if (static_cast<int>(graphs_.size()) >= graph_limit_) {
+      if (!limit_reported_) {
+        limit_reported_ = true;
+        report(CompileEvent::Kind::Fallback, "FB006",
+               "gbc-cudagraphs: a call with a new input signature " + signature_text(inputs) + " after " +
+                   std::to_string(graphs_.size()) + " captured ones (cache_size_limit) runs without a CUDA graph, as do later new ones",
+               "call the model with fewer input signatures, raise check.cache_size_limit, or use the gbc backend for "
+               "changing shapes");
+      }
       return gbc_->run(inputs);
     }
-    for (size_t i = 0; i < inputs.size(); ++i) static_inputs_[i].copy_(inputs[i]);
-    captured_->launch();
-    return copies(static_outputs_);
+    return capture(inputs);
   }
 
   const BackendStats& stats() const override {
@@ -133,20 +173,21 @@ class GbcCudaGraphsBackend : public Backend {
   }
 
  private:
+  // Captures a graph for this input signature (or records that it cannot be captured).
   std::vector<at::Tensor> capture(const std::vector<at::Tensor>& inputs) {
-    guards_.clear();
-    static_inputs_.clear();
+    graphs_.emplace_back();
+    CapturedGraph& g = graphs_.back();
     for (const at::Tensor& t : inputs) {
-      guards_.push_back({t.sizes().vec(), t.scalar_type(), t.device()});
-      static_inputs_.push_back(t.clone(at::MemoryFormat::Contiguous));
+      g.guards.push_back({t.sizes().vec(), t.scalar_type(), t.device()});
+      g.static_inputs.push_back(t.clone(at::MemoryFormat::Contiguous));
     }
-    // Compiles every kernel (before its launch) and leaves the allocator warm.
-    std::vector<at::Tensor> outputs = gbc_->run(static_inputs_);
+    // Compiles every kernel for this signature (before its launch) and leaves the allocator warm.
+    std::vector<at::Tensor> outputs = gbc_->run(g.static_inputs);
     if (std::string why = why_not_capturable(); !why.empty()) {
-      capturable_ = false;
-      static_inputs_.clear();
-      report(CompileEvent::Kind::Fallback, "FB005", "gbc-cudagraphs: the graph runs without a CUDA graph: " + why,
-             "only graphs of fused kernels alone are captured; see them with gbcheck explain --backend gbc");
+      g.static_inputs.clear();
+      report(CompileEvent::Kind::Fallback, "FB005",
+             "gbc-cudagraphs: the graph runs without a CUDA graph for inputs " + signature_text(inputs) + ": " + why,
+             "only graphs of fused kernels (and views) are captured; see them with gbcheck explain --backend gbc");
       return outputs;
     }
     CudaDriver& driver = CudaDriver::get();
@@ -158,20 +199,21 @@ class GbcCudaGraphsBackend : public Backend {
     driver.check(driver.cuStreamBeginCapture(exec->stream(), CU_STREAM_CAPTURE_MODE_RELAXED), "cuStreamBeginCapture");
     try {
       CudaLaunchCapture launches(exec->stream(), &keep_alive);
-      static_outputs_ = gbc_->run(static_inputs_);
+      g.static_outputs = gbc_->run(g.static_inputs);
     } catch (...) {
       exec->abandon_capture();
+      graphs_.pop_back();
       throw;
     }
     exec->end_capture();
-    captured_ = std::move(exec);
-    keep_alive_ = std::move(keep_alive);
-    captured_->launch();
-    return copies(static_outputs_);
+    g.exec = std::move(exec);
+    g.keep_alive = std::move(keep_alive);
+    g.exec->launch();
+    return copies(g.static_outputs);
   }
 
-  // Empty when one gbc region of fused kernels alone served the call: the launches are then all the
-  // work there is, and all of it is captured.
+  // Empty when the call just made ran one gbc region of fused kernels (and views) alone: the
+  // launches are then all the device work there is, and all of it is captured.
   std::string why_not_capturable() const {
     const BackendStats& s = gbc_->stats();
     if (s.graph_breaks > 0) return std::to_string(s.graph_breaks) + " graph break(s)";
@@ -181,22 +223,11 @@ class GbcCudaGraphsBackend : public Backend {
     const ProgramDescription program = runtime->describe();
     if (program.segments.size() != 1 || program.segments[0].island) return "the program is not one compiled graph";
     const SegmentDescription& seg = program.segments[0];
-    if (seg.entries.size() != 1) return std::to_string(seg.entries.size()) + " compiled entries";
-    for (const StepDescription& step : seg.entries[0].region.steps)
-      if (step.kind != StepDescription::Kind::Kernel)
-        return "step '" + step.name + "' runs on ATen (" + StepDescription::kind_name(step.kind) + ")";
-    return "";
-  }
-
-  std::string guard_miss(const std::vector<at::Tensor>& inputs) const {
-    if (inputs.size() != guards_.size())
-      return std::to_string(inputs.size()) + " inputs, captured with " + std::to_string(guards_.size());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (guards_[i].matches(inputs[i])) continue;
-      const at::Tensor& t = inputs[i];
-      InputGuard got{t.sizes().vec(), t.scalar_type(), t.device()};
-      return "input " + std::to_string(i) + " is " + got.str() + ", captured as " + guards_[i].str();
-    }
+    // Several entries are one per specialization the signatures so far compiled; this call's is one of them.
+    for (const EntryDescription& entry : seg.entries)
+      for (const StepDescription& step : entry.region.steps)
+        if (step.kind != StepDescription::Kind::Kernel && !launches_no_device_work(step))
+          return "step '" + step.name + "' runs on ATen (" + StepDescription::kind_name(step.kind) + ")";
     return "";
   }
 
@@ -213,12 +244,9 @@ class GbcCudaGraphsBackend : public Backend {
   std::unique_ptr<Backend> gbc_;
   BackendStats own_;
   mutable BackendStats merged_;
-  bool capturable_ = true;
-  std::vector<InputGuard> guards_;
-  std::vector<at::Tensor> static_inputs_;
-  std::vector<at::Tensor> static_outputs_;
-  std::vector<at::Tensor> keep_alive_;  // every tensor the captured launches touch
-  std::unique_ptr<CudaGraphExec> captured_;
+  int graph_limit_ = 8;
+  bool limit_reported_ = false;
+  std::vector<CapturedGraph> graphs_;  // one per input signature seen, in order
 };
 
 }  // namespace

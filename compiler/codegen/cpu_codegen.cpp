@@ -301,17 +301,8 @@ class CpuKernelWriter {
 
   // The injected crash bug: kernels computing kCrashFaultOp write through a null pointer first.
   std::string injected_crash() const {
-    if (k_.fault != InjectedFault::Crash) return "";
-    std::vector<const kir::Expr*> todo;
-    for (const kir::ExprPtr& e : k_.node_values) todo.push_back(e.get());
-    while (!todo.empty()) {
-      const kir::Expr* e = todo.back();
-      todo.pop_back();
-      if (e->kind == kir::ExprKind::Op && e->op == kCrashFaultOp)
-        return "  { int* volatile gbc_null = nullptr; *gbc_null = 1; }  // injected fault: crash\n";
-      for (const kir::ExprPtr& a : e->args) todo.push_back(a.get());
-    }
-    return "";
+    if (k_.fault != InjectedFault::Crash || !kir::computes_op(k_, kCrashFaultOp)) return "";
+    return "  { int* volatile gbc_null = nullptr; *gbc_null = 1; }  // injected fault: crash\n";
   }
 
   const kir::Kernel& k_;

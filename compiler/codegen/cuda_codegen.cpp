@@ -14,6 +14,9 @@ namespace {
 
 constexpr unsigned kPointwiseThreads = 256;
 constexpr unsigned kRowThreads = 256;  // threads per block for rows of up to a warp
+constexpr unsigned kSplitThreads = 512;  // threads per block of a split row
+constexpr int64_t kSplitMinInner = 16384;  // rows split from this length
+constexpr int64_t kSplitMinPart = 4096;  // elements per part at least
 
 const char* fold_object(kir::Combine c) {
   switch (c) {
@@ -35,11 +38,16 @@ unsigned next_pow2(int64_t v) {
 // Writes the CUDA C++ of one kernel (see cuda_codegen.h for the loop shapes).
 class CudaKernelWriter {
  public:
-  explicit CudaKernelWriter(const kir::Kernel& kernel) : k_(kernel), em_(kernel, cuda_dialect()) {}
+  explicit CudaKernelWriter(const kir::Kernel& kernel)
+      : k_(kernel), em_(kernel, cuda_dialect()), layout_(cuda_row_layout(kernel)) {}
 
   std::string write() {
     std::string out = as_comment(kir::print_kernel(k_));
-    out += "extern \"C\" __global__ void " + k_.name + "(const __grid_constant__ GbcCudaKernelArgs a) {\n";
+    // Launch bounds: the registers of the largest block cuda_launch_shape gives, so that launches
+    // never fail for want of registers (the compiler spills instead).
+    const unsigned max_threads = k_.kind == kir::KernelKind::Pointwise ? kPointwiseThreads : 1024;
+    out += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(max_threads) + ") " + k_.name +
+           "(const __grid_constant__ GbcCudaKernelArgs a) {\n";
     out += k_.kind == kir::KernelKind::Pointwise ? pointwise() : reduction();
     return out + "}\n";
   }
@@ -94,7 +102,7 @@ class CudaKernelWriter {
     for (const kir::Store& s : k_.stores) em_.store(s, scalar);
 
     std::string out = "  const int64_t n = a.numel;\n";
-    out += em_.buffer_locals("  ") + em_.scalar_locals("  ") + kernel_scope.code();
+    out += em_.buffer_locals("  ") + em_.scalar_locals("  ") + kernel_scope.code() + injected_crash();
     out += "  const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n";
     out += "  const int64_t stride = (int64_t)gridDim.x * blockDim.x;\n";
     if (width > 1) out += vector_loop;
@@ -103,86 +111,291 @@ class CudaKernelWriter {
     return out;
   }
 
-  // One stage: each thread folds its share of the row, then the row folds into s<k>.
-  void stage(size_t index, Scope& row) {
+  // ---- Reductions ----
+  // How a loop over a thread's elements of the row reaches them (cuda_codegen.h has the schedules).
+  enum class Schedule {
+    Scalar,  // r = first + threadIdx.x, step blockDim.x; element loads and stores one by one
+    Vector,  // V consecutive elements per step, the vector buffers moved by one access
+    Cached,  // the vector buffers' elements of the row held in registers, read once per row
+  };
+
+  // The register array or vector that holds vector buffer b's elements in a loop body.
+  static std::string cached_name(int b) { return "c" + std::to_string(b); }
+  static std::string stored_name(int b) { return "w" + std::to_string(b); }
+  std::string vec_type(int b) const {
+    return "GbcVec<" + c_type(k_.buffers.at(static_cast<size_t>(b)).dtype) + ", " + std::to_string(layout_.width) + ">";
+  }
+
+  // Opens the loop over the thread's elements of [begin, end) (end a multiple of the vector width
+  // in the vector schedules) with `r` defined in the body; returns the closing text. The body's
+  // indent is `in` + 4 (Scalar: + 2). Element reads of the vector buffers use `ix` (element map).
+  // `before_elements` (vector schedules) goes where a step's V elements are about to be visited.
+  std::string open_loop(Schedule sched, const std::string& in, const std::string& begin, const std::string& end,
+                        bool with_loads, std::string& code, Indexing& ix, const std::string& before_elements = "") const {
+    const std::string w = std::to_string(layout_.width);
+    const std::string from = begin == "0" ? "" : begin + " + ";
+    if (sched == Schedule::Scalar) {
+      code += in + "for (int64_t r = " + from + "threadIdx.x; r < " + end + "; r += blockDim.x) {\n";
+      return in + "}\n";
+    }
+    std::string close;
+    if (sched == Schedule::Cached) {
+      code += in + "#pragma unroll\n" + in + "for (int j = 0; j < " + std::to_string(layout_.items()) + "; ++j) {\n";
+      code += in + "  const int64_t rv = ((int64_t)j * blockDim.x + threadIdx.x) * " + w + ";\n";
+      code += in + "  if (rv < " + end + ") {\n";
+      for (int b : layout_.loaded) ix.element[b] = cached_name(b) + "[j].v[e]";
+      close = in + "  }\n" + in + "}\n";
+    } else {
+      code += in + "for (int64_t rv = " + from + "(int64_t)threadIdx.x * " + w + "; rv < " + end +
+              "; rv += (int64_t)blockDim.x * " + w + ") {\n";
+      code += in + "  if (true) {\n";
+      if (with_loads)
+        for (int b : layout_.loaded)
+          code += in + "    const " + vec_type(b) + " " + cached_name(b) + " = *(const " + vec_type(b) + "*)(" +
+                  buffer_pointer(b) + " + o * inner + rv);\n";
+      for (int b : layout_.loaded) ix.element[b] = cached_name(b) + ".v[e]";
+      close = in + "  }\n" + in + "}\n";
+    }
+    code += before_elements;
+    code += in + "    #pragma unroll\n" + in + "    for (int e = 0; e < " + w + "; ++e) {\n";
+    code += in + "      const int64_t r = rv + e;\n";
+    return in + "    }\n" + close;
+  }
+
+  // Folds v into the stage's accumulator (the injected fp16-accum bug rounds floating sums).
+  void fold_line(const kir::Stage& st, const std::string& k, const std::string& v, Scope& body) {
+    const std::string acc = "acc" + k;
+    if (st.combine == kir::Combine::ArgMax) {
+      const std::string take = em_.fresh("take");
+      body.line("const bool " + take + " = gbc_argmax_better(" + v + ", accv" + k + ");");
+      body.line("accv" + k + " = " + take + " ? " + v + " : accv" + k + ";");
+      body.line("acci" + k + " = " + take + " ? r : acci" + k + ";");
+    } else if (k_.fault == InjectedFault::Fp16Accum && st.combine == kir::Combine::Sum && is_floating(st.acc_dtype)) {
+      // The injected fp16-accum bug: the running sum is kept in float16 precision.
+      body.line(acc + " = (" + c_type(st.acc_dtype) + ")gbc_round_float16((float)gbc_add(" + acc + ", " + v + "));");
+    } else {
+      body.line(acc + " = " + combine_function(st.combine) + "(" + acc + ", " + v + ");");
+    }
+  }
+
+  // One stage: each thread folds its elements of [begin, fold_end), then the row folds into
+  // s<k> (every thread gets it), or, with `partial`, into that local (a split row's part).
+  void stage(size_t index, Scope& row, Schedule sched, const std::string& begin, const std::string& end,
+             const std::string& partial = "") {
     const kir::Stage& st = k_.stages[index];
     GBC_INTERNAL_ASSERT(st.value && st.value->dtype == st.acc_dtype,
                         "codegen: stage " + std::to_string(index) + " of " + k_.name + " folds a value of another dtype");
     const std::string k = std::to_string(index);
     const std::string type = c_type(st.acc_dtype);
     const bool argmax = st.combine == kir::Combine::ArgMax;
-    const std::string acc = (argmax ? "accv" : "acc") + k;
     row.line("// s" + k + " = " + kir::combine_name(st.combine) + " over r");
-    row.line(type + " " + acc + " = " + identity_literal(st.combine, st.acc_dtype, cuda_dialect()) + ";");
+    row.line(type + " " + (argmax ? "accv" : "acc") + k + " = " + identity_literal(st.combine, st.acc_dtype, cuda_dialect()) + ";");
     if (argmax) row.line("int64_t acci" + k + " = 0;");
+    std::string code;
     Indexing ix;
     ix.reduction = true;
-    Scope body(Scope::Element, row.indent() + "  ", ix, &row);
-    const std::string v = em_.value(st.value, body);
+    const std::string close = open_loop(sched, row.indent(), begin, end, true, code, ix);
+    const std::string body_indent = row.indent() + (sched == Schedule::Scalar ? "  " : "      ");
+    Scope body(Scope::Element, body_indent, ix, &row);
+    // The injected reduce-bound bug folds one element less than the row has.
+    const bool bound = sched != Schedule::Scalar && k_.fault == InjectedFault::ReduceBound;
+    if (bound) body.line("if (r < fold_inner) {");
+    fold_line(st, k, em_.value(st.value, body), body);
+    if (bound) body.line("}");
+    row.append(code + body.code() + close);
     if (argmax) {
-      const std::string take = em_.fresh("take");
-      body.line("const bool " + take + " = gbc_argmax_better(" + v + ", " + acc + ");");
-      body.line(acc + " = " + take + " ? " + v + " : " + acc + ";");
-      body.line("acci" + k + " = " + take + " ? r : acci" + k + ";");
-    } else {
-      body.line(acc + " = " + combine_function(st.combine) + "(" + acc + ", " + v + ");");
-    }
-    row.line("for (int64_t r = threadIdx.x; r < inner; r += blockDim.x) {");
-    row.append(body.code());
-    row.line("}");
-    if (argmax) {
-      row.line("gbc_block_argmax(" + acc + ", acci" + k + ", gbc_scratch);");
+      row.line("gbc_block_argmax(accv" + k + ", acci" + k + ", gbc_scratch);");
       row.line("const int64_t s" + k + " = acci" + k + ";");
     } else {
-      row.line("const " + type + " s" + k + " = gbc_block_fold(" + acc + ", " + fold_object(st.combine) + ", gbc_scratch);");
+      row.line("const " + type + " " + (partial.empty() ? "s" + k : partial) + " = gbc_block_fold(acc" + k + ", " +
+               fold_object(st.combine) + ", gbc_scratch);");
     }
   }
 
-  std::string reduction() {
-    Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
-    Indexing row_ix;
-    row_ix.reduction = true;
-    Scope row(Scope::Row, "    ", row_ix, &kernel_scope);
-    for (size_t s = 0; s < k_.stages.size(); ++s) stage(s, row);
-
+  // The stores of every Full-level output over the row (vector outputs through registers).
+  void full_stores(Scope& row, Schedule sched) {
+    std::string code;
     Indexing ix;
     ix.reduction = true;
-    Scope full(Scope::Element, "        ", ix, &row);
-    Scope per_row(Scope::Row, "      ", row_ix, &row);
-    bool any_full = false, any_per_row = false;
-    for (const kir::Store& s : k_.stores) {
-      const bool is_full = k_.buffers.at(static_cast<size_t>(s.buffer)).level == kir::Level::Full;
-      em_.store(s, is_full ? full : per_row);
-      (is_full ? any_full : any_per_row) = true;
+    const std::string in = row.indent() + "  ";
+    std::string declare_stored;
+    if (sched != Schedule::Scalar) {
+      for (int b : layout_.stored) {
+        declare_stored += in + "    " + vec_type(b) + " " + stored_name(b) + ";\n";
+        ix.element[b] = stored_name(b) + ".v[e]";
+      }
     }
-    // Rows past `outer` (the last block's spare threadIdx.y) computed row outer - 1 for the
-    // collective folds above; they store nothing.
-    if (any_full) {
-      row.line("if (row_ok) {");
-      row.line("  for (int64_t r = threadIdx.x; r < inner; r += blockDim.x) {");
-      row.append(full.code());
-      row.line("  }");
-      row.line("}");
+    const std::string close = open_loop(sched, in, "0", "inner", true, code, ix, declare_stored);
+    const std::string body_indent = in + (sched == Schedule::Scalar ? "  " : "      ");
+    Scope body(Scope::Element, body_indent, ix, &row);
+    for (const kir::Store& s : k_.stores)
+      if (k_.buffers.at(static_cast<size_t>(s.buffer)).level == kir::Level::Full) em_.store(s, body);
+    std::string after;
+    if (sched != Schedule::Scalar) {
+      // The vector stores follow the element loop: `close` ends it, then its enclosing block.
+      const std::string end_elements = in + "    }\n";
+      after = end_elements;
+      for (int b : layout_.stored)
+        after += in + "    *(" + vec_type(b) + "*)(" + buffer_pointer(b) + " + o * inner + rv) = " + stored_name(b) + ";\n";
+      after += close.substr(end_elements.size());
+    } else {
+      after = close;
     }
-    if (any_per_row) {
+    row.line("if (row_ok) {");
+    row.append(code + body.code() + after);
+    row.line("}");
+  }
+
+  bool has_full_stores() const {
+    for (const kir::Store& s : k_.stores)
+      if (k_.buffers.at(static_cast<size_t>(s.buffer)).level == kir::Level::Full) return true;
+    return false;
+  }
+
+  // The per-row stores, by one thread, in `per_row` (a Row scope below `row`, or standalone).
+  void row_stores(Scope& per_row) {
+    for (const kir::Store& s : k_.stores)
+      if (k_.buffers.at(static_cast<size_t>(s.buffer)).level == kir::Level::Outer) em_.store(s, per_row);
+  }
+
+  // One row o (row_ok says whether it is a real one) under a schedule.
+  std::string row_code(Scope& kernel_scope, Schedule sched, const std::string& indent) {
+    Indexing row_ix;
+    row_ix.reduction = true;
+    Scope row(Scope::Row, indent, row_ix, &kernel_scope);
+    if (sched == Schedule::Cached) {
+      const std::string w = std::to_string(layout_.width), items = std::to_string(layout_.items());
+      for (int b : layout_.loaded) {
+        row.line(vec_type(b) + " " + cached_name(b) + "[" + items + "];");
+        row.line("#pragma unroll");
+        row.line("for (int j = 0; j < " + items + "; ++j) {");
+        row.line("  const int64_t rv = ((int64_t)j * blockDim.x + threadIdx.x) * " + w + ";");
+        row.line("  if (rv < inner) " + cached_name(b) + "[j] = *(const " + vec_type(b) + "*)(" + buffer_pointer(b) +
+                 " + o * inner + rv);");
+        row.line("}");
+      }
+    }
+    const std::string end = sched == Schedule::Scalar ? "fold_inner" : "inner";
+    for (size_t s = 0; s < k_.stages.size(); ++s) stage(s, row, sched, "0", end);
+    if (has_full_stores()) full_stores(row, sched);
+    Scope per_row(Scope::Row, indent + "  ", row_ix, &row);
+    row_stores(per_row);
+    if (!per_row.code().empty()) {
       row.line("if (row_ok && threadIdx.x == 0) {");
       row.append(per_row.code());
       row.line("}");
     }
+    return row.code();
+  }
+
+  // A row split across `splits` blocks (one stage, per-row stores only): each block folds its part,
+  // writes it to the workspace, and the last block of the row to finish (an atomic count) folds
+  // the parts in order and stores: deterministic, whatever order the blocks ran in.
+  std::string split_code(Scope& kernel_scope, Schedule sched, const std::string& indent) {
+    const kir::Stage& st = k_.stages.at(0);
+    const std::string type = c_type(st.acc_dtype);
+    Indexing row_ix;
+    row_ix.reduction = true;
+    Scope row(Scope::Row, indent, row_ix, &kernel_scope);
+    const std::string end = sched == Schedule::Scalar ? "gbc_min_i64(r_begin + chunk, fold_inner)" : "r_end";
+    stage(0, row, sched, "r_begin", end, "part0");
+    Scope per_row(Scope::Row, indent + "    ", row_ix, &kernel_scope);
+    row_stores(per_row);
+    const std::string combine = combine_function(st.combine);
+    std::string out = row.code();
+    out += indent + "if (threadIdx.x == 0) {\n";
+    out += indent + "  gbc_parts[u] = part0;\n";
+    out += indent + "  __threadfence();\n";
+    out += indent + "  gbc_last = atomicAdd(&gbc_counts[o], 1u) == (unsigned)(splits - 1);\n";
+    out += indent + "}\n";
+    out += indent + "__syncthreads();\n";
+    out += indent + "if (gbc_last && threadIdx.x == 0) {\n";
+    out += indent + "  __threadfence();\n";
+    out += indent + "  const volatile " + type + "* parts = gbc_parts + o * splits;\n";
+    out += indent + "  " + type + " s0 = parts[0];\n";
+    out += indent + "  for (int64_t q = 1; q < splits; ++q) s0 = " + combine + "(s0, (" + type + ")parts[q]);\n";
+    out += indent + "  gbc_counts[o] = 0;  // ready for the next launch\n";
+    out += indent + "  {\n" + per_row.code() + indent + "  }\n";
+    out += indent + "}\n";
+    out += indent + "__syncthreads();  // gbc_last is rewritten for the next part\n";
+    return out;
+  }
+
+  std::string reduction() {
+    Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
+    const bool vector = layout_.width > 1;
+    std::string split_scalar, split_vector;
+    if (layout_.splittable) {
+      split_scalar = split_code(kernel_scope, Schedule::Scalar, "        ");
+      if (vector) split_vector = split_code(kernel_scope, Schedule::Vector, "        ");
+    }
+    const std::string row_scalar = row_code(kernel_scope, Schedule::Scalar, vector ? "        " : "    ");
+    std::string row_vector, row_cached;
+    if (vector) {
+      row_vector = row_code(kernel_scope, Schedule::Vector, "        ");
+      row_cached = row_code(kernel_scope, Schedule::Cached, "        ");
+    }
 
     std::string out = "  __shared__ long long gbc_scratch[64];\n";
     out += "  const int64_t outer = a.outer, inner = a.inner;\n";
+    // The injected reduce-bound bug folds one element less than the row has.
+    out += std::string("  const int64_t fold_inner = ") +
+           (k_.fault == InjectedFault::ReduceBound ? "inner > 0 ? inner - 1 : 0" : "inner") + ";\n";
     out += em_.buffer_locals("  ") + em_.scalar_locals("  ") + kernel_scope.code();
+    out += injected_crash();
+    if (vector) {
+      // The vector schedules need rows that start on vector boundaries and aligned pointers.
+      std::string ok = "inner % " + std::to_string(layout_.width) + " == 0";
+      for (int b : layout_.vector_buffers())
+        ok += " && gbc_aligned(" + buffer_pointer(b) + ", alignof(" + vec_type(b) + "))";
+      out += "  const bool gbc_vec = " + ok + ";\n";
+      out += "  const bool gbc_cached = gbc_vec && inner <= (int64_t)" + std::to_string(kCudaRowItems) + " * blockDim.x;\n";
+    }
+    if (layout_.splittable) {
+      out += "  if (a.splits > 1) {\n";
+      out += "    // A split row: the grid walks (row, part) units; blockDim.y is 1.\n";
+      out += "    __shared__ bool gbc_last;\n";
+      out += "    const int64_t splits = a.splits;\n";
+      out += "    const int64_t chunk = (inner + splits * " + std::to_string(layout_.width) + " - 1) / (splits * " +
+             std::to_string(layout_.width) + ") * " + std::to_string(layout_.width) + ";\n";
+      out += "    unsigned int* gbc_counts = (unsigned int*)a.workspace;\n";
+      out += "    " + c_type(k_.stages[0].acc_dtype) + "* gbc_parts = (" + c_type(k_.stages[0].acc_dtype) +
+             "*)((char*)a.workspace + GBC_SPLIT_COUNTS_BYTES(outer));\n";
+      out += "    for (int64_t u = blockIdx.x; u < outer * splits; u += gridDim.x) {\n";
+      out += "      const int64_t o = u / splits, r_begin = (u - o * splits) * chunk;\n";
+      out += "      const int64_t r_end = gbc_min_i64(r_begin + chunk, inner);\n";
+      if (vector) {
+        out += "      if (gbc_vec) {\n" + split_vector + "      } else {\n" + split_scalar + "      }\n";
+      } else {
+        out += split_scalar;
+      }
+      out += "    }\n    return;\n  }\n";
+    }
     out += "  const int64_t rows_per_step = (int64_t)gridDim.x * blockDim.y;\n";
     out += "  for (int64_t o0 = (int64_t)blockIdx.x * blockDim.y; o0 < outer; o0 += rows_per_step) {\n";
     out += "    const bool row_ok = o0 + threadIdx.y < outer;\n";
     out += "    const int64_t o = row_ok ? o0 + threadIdx.y : outer - 1;\n";
-    out += row.code() + "  }\n";
+    // Rows past `outer` (the last block's spare threadIdx.y) compute row outer - 1 for the
+    // collective folds; they store nothing.
+    if (vector) {
+      out += "    if (gbc_cached) {\n" + row_cached + "    } else if (gbc_vec) {\n" + row_vector + "    } else {\n" +
+             row_scalar + "    }\n";
+    } else {
+      out += row_scalar;
+    }
+    out += "  }\n";
     return out;
+  }
+
+  // The injected crash bug: kernels computing kCrashFaultOp write through a null pointer first.
+  std::string injected_crash() const {
+    if (k_.fault != InjectedFault::Crash || !kir::computes_op(k_, kCrashFaultOp)) return "";
+    return "  { int* volatile gbc_null = nullptr; *gbc_null = 1; }  // injected fault: crash\n";
   }
 
   const kir::Kernel& k_;
   CEmitter em_;
+  CudaRowLayout layout_;
 };
 
 }  // namespace
@@ -206,6 +419,42 @@ int cuda_vector_width(const kir::Kernel& kernel) {
     narrowest = narrowest == 0 ? size : std::min(narrowest, size);
   }
   return narrowest == 0 ? 1 : std::min(8, 16 / narrowest);
+}
+
+std::vector<int> CudaRowLayout::vector_buffers() const {
+  std::vector<int> all = loaded;
+  all.insert(all.end(), stored.begin(), stored.end());
+  return all;
+}
+
+CudaRowLayout cuda_row_layout(const kir::Kernel& kernel) {
+  CudaRowLayout layout;
+  if (kernel.kind != kir::KernelKind::Reduction) return layout;
+  std::set<int> stored_buffers, full_stores;
+  for (const kir::Store& s : kernel.stores) {
+    stored_buffers.insert(s.buffer);
+    if (kernel.buffers.at(static_cast<size_t>(s.buffer)).level == kir::Level::Full) full_stores.insert(s.buffer);
+  }
+  // Registers for at most this many cached inputs (kCudaRowItems each); the rest are read in place.
+  constexpr size_t kMaxCachedInputs = 4;
+  int narrowest = 0;
+  for (size_t k = 0; k < kernel.buffers.size(); ++k) {
+    const kir::Buffer& b = kernel.buffers[k];
+    if (b.level != kir::Level::Full || b.index != kir::IndexKind::Contiguous) continue;
+    const int index = static_cast<int>(k);
+    if (b.is_output) {
+      if (!stored_buffers.count(index)) continue;
+      layout.stored.push_back(index);
+    } else {
+      if (layout.loaded.size() == kMaxCachedInputs) continue;
+      layout.loaded.push_back(index);
+    }
+    const int size = dtype_size(b.dtype);
+    narrowest = narrowest == 0 ? size : std::min(narrowest, size);
+  }
+  if (narrowest > 0) layout.width = std::min(8, 16 / narrowest);
+  layout.splittable = kernel.stages.size() == 1 && kernel.stages[0].combine != kir::Combine::ArgMax && full_stores.empty();
+  return layout;
 }
 
 std::string generate_cuda_kernel(const kir::Kernel& kernel) {
@@ -233,20 +482,37 @@ CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernel
     const int64_t per_block = int64_t{kPointwiseThreads} * cuda_vector_width(kernel);
     blocks = (args.numel + per_block - 1) / per_block;
   } else {
+    const int sms = multiprocessors > 0 ? multiprocessors : 1;
+    if (args.outer < sms && args.inner >= kSplitMinInner && cuda_row_layout(kernel).splittable) {
+      // Too few rows to fill the device: about four blocks per multiprocessor, each part of a row at
+      // least kSplitMinPart elements.
+      const int64_t splits = std::min<int64_t>((int64_t{4} * sms + args.outer - 1) / args.outer, args.inner / kSplitMinPart);
+      if (splits >= 2) {
+        shape.block_x = kSplitThreads;
+        shape.splits = splits;
+        shape.grid = static_cast<unsigned>(std::clamp<int64_t>(args.outer * splits, 1, max_grid));
+        return shape;
+      }
+    }
     if (args.inner <= 32) {
       shape.block_x = next_pow2(std::max<int64_t>(args.inner, 1));
       shape.block_y = kRowThreads / shape.block_x;
-    } else if (args.inner <= 1024) {
+    } else if (args.inner <= 512) {
       shape.block_x = 32;
       shape.block_y = kRowThreads / 32;
     } else {
-      // About 8 elements per thread, at least two warps and at most 1024 threads per row.
-      shape.block_x = std::min<unsigned>(1024, std::max<unsigned>(64, next_pow2((args.inner + 7) / 8)));
+      // About 8 elements per thread (the cached schedule's capacity, kCudaRowItems), at least two
+      // warps and at most 1024 threads per row.
+      shape.block_x = std::min<unsigned>(1024, std::max<unsigned>(64, next_pow2((args.inner + kCudaRowItems - 1) / kCudaRowItems)));
     }
     blocks = (args.outer + shape.block_y - 1) / shape.block_y;
   }
   shape.grid = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, max_grid));
   return shape;
+}
+
+size_t cuda_split_workspace_bytes(int64_t outer, int64_t splits) {
+  return static_cast<size_t>(GBC_SPLIT_COUNTS_BYTES(outer)) + static_cast<size_t>(outer * splits) * 8;
 }
 
 GbcCudaKernelArgs make_cuda_args(const kir::Kernel& kernel, const GbcKernelArgs& args) {
@@ -256,6 +522,8 @@ GbcCudaKernelArgs make_cuda_args(const kir::Kernel& kernel, const GbcKernelArgs&
   cuda.numel = args.numel;
   cuda.outer = args.outer;
   cuda.inner = args.inner;
+  cuda.splits = 1;
+  cuda.workspace = nullptr;
   for (size_t b = 0; b < kernel.buffers.size(); ++b) cuda.buffers[b] = args.buffers[b];
   for (size_t s = 0; s < kernel.scalar_args.size(); ++s) cuda.scalars[s] = args.scalars[s];
   return cuda;

@@ -7,11 +7,22 @@
 //   of each of them in one vector access of up to 16 bytes; the rest of [0, numel), and every
 //   element of unaligned calls, take the scalar loop.
 // - Reductions: blockDim.x threads per row (blockDim.y rows per block for short rows); each
-//   stage folds r = threadIdx.x, threadIdx.x + blockDim.x, ... per thread, then across the row
-//   with warp shuffles and, for rows of several warps, shared memory (gbc_block_fold in
-//   kernel_support.h); every thread gets the result, so later stages and the stores of a
-//   softmax- or layer_norm-shaped kernel run in the same kernel. Float sums associate differently
-//   from the interpreter's sequential fold (the results agree to rounding).
+//   stage folds the thread's elements of the row, then across the row with warp shuffles and, for
+//   rows of several warps, shared memory (gbc_block_fold in kernel_support.h); every thread gets
+//   the result, so later stages and the stores of a softmax- or layer_norm-shaped kernel run in
+//   the same kernel. A thread's elements of the row are reached by one of three schedules, chosen
+//   on the device per call (CudaRowLayout):
+//   * Cached: rows of at most kCudaRowItems elements per thread whose Full-level Contiguous
+//     inputs are aligned: each thread loads its elements of those inputs once, with vector
+//     accesses, into registers that every stage and the stores read (one pass over memory
+//     instead of one per stage), and stores Contiguous outputs with vector accesses;
+//   * Vector: longer rows, aligned: each stage reads V consecutive elements per vector access;
+//   * Scalar: anything else: element by element.
+//   Few long rows of a one-stage reduction (a sum of a whole tensor) are split: cuda_launch_shape
+//   gives each row `splits` blocks, each folds its part into a workspace, and the last block of
+//   the row to finish folds the parts in a fixed order (deterministic) and stores the result.
+//   Float sums associate differently from the interpreter's sequential fold (the results agree
+//   to rounding).
 // float16/bfloat16 are stored as bits and computed in float32, as on the CPU; transcendentals are
 // CUDA's own (expf, ...). Tests: tests/codegen/cuda_codegen_test.cpp.
 #pragma once
@@ -29,6 +40,21 @@ namespace gbc::codegen {
 /// host scalars for GbcCudaKernelArgs). Such kernels stay on another path.
 std::string cuda_unsupported_reason(const kir::Kernel& kernel);
 
+/// Register capacity of the Cached row schedule: elements of each cached input per thread.
+constexpr int kCudaRowItems = 8;
+
+/// Which buffers of a reduction kernel the vector and cached row schedules move as vectors.
+struct CudaRowLayout {
+  int width = 1;            // elements per vector access; 1: no vector schedules
+  std::vector<int> loaded;  // Full-level Contiguous inputs (read as vectors; cached in registers)
+  std::vector<int> stored;  // Full-level Contiguous outputs that are stored (written as vectors)
+  bool splittable = false;  // one non-ArgMax stage and per-row stores only: rows may be split
+  /// Vector steps per thread that fill kCudaRowItems elements.
+  int items() const { return width > 1 ? kCudaRowItems / width : kCudaRowItems; }
+  std::vector<int> vector_buffers() const;
+};
+CudaRowLayout cuda_row_layout(const kir::Kernel& kernel);
+
 /// Elements per thread of a pointwise kernel's vector path: 16 bytes of its narrowest Contiguous
 /// buffer, at most 8; 1 when it has no such path (reductions, or no Contiguous buffer).
 int cuda_vector_width(const kir::Kernel& kernel);
@@ -45,11 +71,19 @@ struct CudaLaunchShape {
   unsigned grid = 1;
   unsigned block_x = 1;
   unsigned block_y = 1;
+  int64_t splits = 1;  // reductions: blocks per row (> 1 needs a workspace, cuda_split_workspace_bytes)
 };
 /// A launch that meets the kernel's contract for these sizes: 256 threads per block for pointwise
-/// kernels; for reductions a warp or less per short row (several rows per block), up to 1024
-/// threads for long rows. The grid is capped at 32 blocks per multiprocessor (the kernels loop).
+/// kernels; for reductions a warp or less per row of up to 32 elements (several rows per block), a
+/// warp per row up to 512 elements, then about 8 elements per thread up to 1024 threads; rows of a
+/// splittable kernel fewer than the multiprocessors and of 16384 elements or more get several
+/// blocks each (about four blocks per multiprocessor in all). The grid is capped at 32 blocks per
+/// multiprocessor (the kernels loop).
 CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernelArgs& args, int multiprocessors);
+
+/// Device bytes a split launch needs in GbcCudaKernelArgs::workspace: the rows' counters (zero
+/// before the first launch; the kernel leaves them zero) and their parts.
+size_t cuda_split_workspace_bytes(int64_t outer, int64_t splits);
 
 /// The parameter of a launch, from host-side arguments whose buffers hold device pointers.
 GbcCudaKernelArgs make_cuda_args(const kir::Kernel& kernel, const GbcKernelArgs& args);

@@ -16,7 +16,10 @@
  * - Pointwise kernels: any 1-D grid and block; a grid-stride loop covers [0, numel).
  * - Reduction kernels: blockDim.x threads fold one row o, blockDim.y rows per block, any grid
  *   (a grid-stride loop over rows). blockDim.x is a power of two up to 32, or a multiple of 32 up
- *   to 1024 with blockDim.y == 1; blockDim.x * blockDim.y is a multiple of 32.
+ *   to 1024 with blockDim.y == 1; blockDim.x * blockDim.y is a multiple of 32. With splits > 1
+ *   (blockDim.y == 1), the grid walks (row, part) units instead, and workspace holds
+ *   GBC_SPLIT_COUNTS_BYTES(outer) bytes of zeroed row counters, then outer * splits parts of 8
+ *   bytes.
  * Tests: tests/codegen/cuda_codegen_test.cpp.
  */
 #ifndef GBC_CUDA_KERNEL_ABI_H_
@@ -29,10 +32,15 @@
 #define GBC_CUDA_MAX_BUFFERS 16
 #define GBC_CUDA_MAX_SCALARS 8
 
+/* Bytes of a split reduction's row counters at the start of the workspace (16-byte aligned). */
+#define GBC_SPLIT_COUNTS_BYTES(outer) ((((outer) * 4) + 15) / 16 * 16)
+
 typedef struct GbcCudaKernelArgs {
-  int64_t numel; /* pointwise */
-  int64_t outer; /* reduction */
-  int64_t inner; /* reduction */
+  int64_t numel;   /* pointwise */
+  int64_t outer;   /* reduction */
+  int64_t inner;   /* reduction */
+  int64_t splits;  /* reduction: blocks per row; > 1 only for kernels that can split rows */
+  void* workspace; /* reduction with splits > 1: counters, then parts (cuda_codegen.h) */
   GbcBufferArg buffers[GBC_CUDA_MAX_BUFFERS];
   double scalars[GBC_CUDA_MAX_SCALARS];
 } GbcCudaKernelArgs;

@@ -20,6 +20,8 @@ GBC_FN int64_t gbc_strided_offset(const GbcBufferArg* b, int rank, int64_t linea
   return rank > 0 ? off + linear * b->strides[0] : 0;
 }
 
+GBC_FN int64_t gbc_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+
 /* ArgMax folds (value, index) pairs. Within one sequence, `x` at a later index replaces `best`
  * when larger, or when it is the first NaN (NaN is the maximum, as in ATen). Merging partial
  * results of disjoint parts: the larger value wins, then NaN over numbers, then the smaller index
@@ -34,7 +36,8 @@ template <typename T> GBC_FN void gbc_argmax_merge(T& v, int64_t& i, T v2, int64
   }
 }
 
-#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+/* GBC_CUDA_EMULATION: the CUDA branch compiled for the host, by tests (tests/codegen/cuda_emulation.h). */
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && !defined(GBC_CUDA_EMULATION)
 /* ---- CPU: OpenMP work split, row caches, huge pages and strided offset blocks ---- */
 #include <cstdlib>
 #if defined(__linux__)
@@ -57,7 +60,6 @@ template <typename T> GBC_FN void gbc_argmax_merge(T& v, int64_t& i, T v2, int64
  * it (they stay in L2); longer rows compute the value again. */
 #define GBC_ROW_CACHE_BYTES (1 << 20)
 
-GBC_FN int64_t gbc_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* Outputs of at least this many bytes are backed by transparent huge pages where the system
  * leaves them to madvise (the default): a fresh output is typically a new mapping, and first

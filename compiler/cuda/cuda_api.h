@@ -46,6 +46,7 @@ using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUgraph = struct CUgraph_st*;
 using CUgraphExec = struct CUgraphExec_st*;
+using CUevent = struct CUevent_st*;
 
 enum CUdevice_attribute : int {
   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
@@ -75,6 +76,11 @@ enum CUjit_option : int {
 enum CUstream_flags : unsigned int {
   CU_STREAM_DEFAULT = 0x0,
   CU_STREAM_NON_BLOCKING = 0x1,
+};
+
+/// Flags for cuEventCreate.
+enum CUevent_flags : unsigned int {
+  CU_EVENT_DEFAULT = 0x0,
 };
 
 enum CUstreamCaptureMode : int {

@@ -59,6 +59,7 @@ std::string CudaDriver::load() {
                   bind(library, cuMemFree, "cuMemFree_v2") &&
                   bind(library, cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
                   bind(library, cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
+                  bind(library, cuMemsetD8, "cuMemsetD8_v2") &&
                   bind(library, cuStreamCreate, "cuStreamCreate") &&
                   bind(library, cuStreamDestroy, "cuStreamDestroy_v2") &&
                   bind(library, cuStreamSynchronize, "cuStreamSynchronize") &&
@@ -68,6 +69,13 @@ std::string CudaDriver::load() {
                   bind(library, cuGraphLaunch, "cuGraphLaunch") &&
                   bind(library, cuGraphExecDestroy, "cuGraphExecDestroy") &&
                   bind(library, cuGraphDestroy, "cuGraphDestroy") &&
+                  bind(library, cuEventCreate, "cuEventCreate") &&
+                  bind(library, cuEventRecord, "cuEventRecord") &&
+                  bind(library, cuEventSynchronize, "cuEventSynchronize") &&
+                  // CUDA 13 maps cuEventElapsedTime to _v2 (12.8+); older drivers have the plain one.
+                  (bind(library, cuEventElapsedTime, "cuEventElapsedTime_v2") ||
+                   bind(library, cuEventElapsedTime, "cuEventElapsedTime")) &&
+                  bind(library, cuEventDestroy, "cuEventDestroy_v2") &&
                   bind(library, cuGetErrorName, "cuGetErrorName") &&
                   bind(library, cuGetErrorString, "cuGetErrorString");
   if (!ok) {

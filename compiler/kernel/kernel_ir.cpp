@@ -165,6 +165,21 @@ int Kernel::num_inputs() const {
   return n;
 }
 
+bool computes_op(const Kernel& kernel, const std::string& op) {
+  std::vector<const Expr*> todo;
+  for (const ExprPtr& e : kernel.node_values) todo.push_back(e.get());
+  for (const Stage& s : kernel.stages) todo.push_back(s.value.get());
+  for (const Store& s : kernel.stores) todo.push_back(s.value.get());
+  while (!todo.empty()) {
+    const Expr* e = todo.back();
+    todo.pop_back();
+    if (!e) continue;
+    if (e->kind == ExprKind::Op && e->op == op) return true;
+    for (const ExprPtr& a : e->args) todo.push_back(a.get());
+  }
+  return false;
+}
+
 std::string print_kernel(const Kernel& kernel) {
   bool reduction = kernel.kind == KernelKind::Reduction;
   std::string out = "kernel " + kernel.name + (reduction ? " reduction(o, r) {\n" : " pointwise(i) {\n");

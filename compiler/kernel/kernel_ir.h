@@ -136,6 +136,8 @@ struct Kernel {
 ///     y[o, r] = div(exp(sub(load(x), s0)), s1)
 ///   }
 std::string print_kernel(const Kernel& kernel);
+/// Whether the kernel applies the elementwise op `op` anywhere (e.g. kCrashFaultOp).
+bool computes_op(const Kernel& kernel, const std::string& op);
 std::string print_expr(const ExprPtr& expr, const Kernel& kernel);
 
 }  // namespace gbc::kir

@@ -39,17 +39,71 @@ const DeviceInfo& device_info() {
   return info;
 }
 
+// Device memory a kernel keeps across launches: the counters and parts of split reductions
+// (cuda_codegen.h). It only grows; the counters start zeroed and every launch leaves them so.
+// Freed with the last launcher of the module.
+class SplitWorkspace {
+ public:
+  SplitWorkspace() = default;
+  SplitWorkspace(const SplitWorkspace&) = delete;
+  SplitWorkspace& operator=(const SplitWorkspace&) = delete;
+  ~SplitWorkspace() {
+    if (!ptr_) return;
+    // Errors are ignored: at process exit the driver may already be torn down.
+    CudaDriver& driver = CudaDriver::get();
+    CUcontext current = nullptr;
+    if (driver.cuCtxGetCurrent(&current) == CUDA_SUCCESS && !current) {
+      try {
+        driver.ensure_context(kDevice);
+      } catch (const CudaError&) {
+        return;
+      }
+    }
+    driver.cuMemFree(ptr_);
+  }
+
+  /// At least `bytes` of zeroed device memory (zeroed when allocated, before any launch uses it).
+  void* reserve(size_t bytes) {
+    if (bytes <= bytes_) return reinterpret_cast<void*>(ptr_);
+    CudaDriver& driver = CudaDriver::get();
+    driver.ensure_context(kDevice);
+    if (ptr_) {
+      // Launches queued on the old memory finish before it goes.
+      driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
+      driver.cuMemFree(ptr_);
+      ptr_ = 0;
+      bytes_ = 0;
+    }
+    const size_t rounded = (bytes + 4095) / 4096 * 4096;
+    driver.check(driver.cuMemAlloc(&ptr_, rounded), "cuMemAlloc (split reduction workspace)");
+    driver.check(driver.cuMemsetD8(ptr_, 0, rounded), "cuMemsetD8 (split reduction workspace)");
+    bytes_ = rounded;
+    return reinterpret_cast<void*>(ptr_);
+  }
+
+ private:
+  CUdeviceptr ptr_ = 0;
+  size_t bytes_ = 0;
+};
+
 // Launches one kernel of a loaded module with the arguments the region filled.
 class CudaLauncher {
  public:
   CudaLauncher(std::shared_ptr<CudaModule> module, kir::Kernel kernel, int multiprocessors)
-      : module_(std::move(module)), kernel_(std::move(kernel)), multiprocessors_(multiprocessors) {
+      : module_(std::move(module)),
+        kernel_(std::move(kernel)),
+        multiprocessors_(multiprocessors),
+        workspace_(std::make_shared<SplitWorkspace>()) {
     function_ = module_->function(kernel_.name);
   }
 
   void operator()(const GbcKernelArgs* args) const {
     GbcCudaKernelArgs cuda = codegen::make_cuda_args(kernel_, *args);
     const codegen::CudaLaunchShape shape = codegen::cuda_launch_shape(kernel_, cuda, multiprocessors_);
+    if (shape.splits > 1) {
+      cuda.splits = shape.splits;
+      cuda.workspace = workspace_->reserve(codegen::cuda_split_workspace_bytes(cuda.outer, shape.splits));
+    }
     CUstream stream = nullptr;  // the legacy default stream, ATen's (see the header)
     if (CudaLaunchCapture* capture = CudaLaunchCapture::active()) {
       stream = capture->stream();
@@ -63,6 +117,7 @@ class CudaLauncher {
   std::shared_ptr<CudaModule> module_;  // shared by the module's launchers; unloaded with the last
   kir::Kernel kernel_;
   int multiprocessors_;
+  std::shared_ptr<SplitWorkspace> workspace_;  // shared by the copies of this launcher
   CUfunction function_ = nullptr;
 };
 

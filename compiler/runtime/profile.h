@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,9 +27,16 @@ class Profiler {
   /// Rows by total time, largest first.
   std::vector<ProfileRow> rows() const;
   void clear() { rows_.clear(); }
+  /// Called when a step's timing starts and ends: on a GPU, a device synchronization, so that a
+  /// row holds the step's device time rather than the time to queue it.
+  void set_synchronize(std::function<void()> synchronize) { synchronize_ = std::move(synchronize); }
+  void synchronize() const {
+    if (synchronize_) synchronize_();
+  }
 
  private:
   std::map<std::string, ProfileRow> rows_;
+  std::function<void()> synchronize_;
 };
 
 /// Times a scope into a profiler (nothing when it is null).
@@ -36,12 +44,17 @@ class ProfileScope {
  public:
   ProfileScope(Profiler* profiler, const std::string& name, const char* kind)
       : profiler_(profiler), name_(profiler ? &name : nullptr), kind_(kind) {
-    if (profiler_) start_ = std::chrono::steady_clock::now();
+    if (profiler_) {
+      profiler_->synchronize();
+      start_ = std::chrono::steady_clock::now();
+    }
   }
   ProfileScope(const ProfileScope&) = delete;
   ProfileScope& operator=(const ProfileScope&) = delete;
   ~ProfileScope() {
-    if (profiler_) profiler_->add(*name_, kind_, std::chrono::steady_clock::now() - start_);
+    if (!profiler_) return;
+    profiler_->synchronize();
+    profiler_->add(*name_, kind_, std::chrono::steady_clock::now() - start_);
   }
 
  private:

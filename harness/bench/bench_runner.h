@@ -50,6 +50,13 @@ struct BenchReport {
   int eager_threads = 1;   // ATen's intra-op threads
   int kernel_threads = 1;  // the budget gbc passes its kernels ($GBCHECK_THREADS or every core)
   std::vector<BenchResult> results;  // eager first
+  // The bytes every implementation must move at least (each input read once, each output written
+  // once), and a device copy of as many bytes (half read, half written) timed like the backends:
+  // the memory-bound ceiling that achieved GB/s is read against.
+  int64_t bytes_moved = 0;
+  double copy_ms = 0.0;
+  double gbs(double ms) const { return ms > 0 ? static_cast<double>(bytes_moved) / (ms * 1e6) : 0.0; }
+  double copy_gbs() const { return gbs(copy_ms); }
 
   /// One line per failed expectation or error ("gbc: 1.20x is below check.expect.min_speedup 3").
   std::vector<std::string> failures() const;

@@ -36,7 +36,7 @@ void print_bench(std::ostream& out, const BenchReport& rep) {
       << (rep.kernel_threads == 1 ? "" : "s") << "\n";
   out << pad("backend", 12) << pad("median ms", 12, true) << pad("min ms", 12, true) << pad("speedup", 10, true)
       << pad("compile ms", 12, true) << pad("first call ms", 15, true) << pad("graphs", 8, true) << pad("kernels", 9, true)
-      << pad("breaks", 8, true) << pad("fallbacks", 11, true) << "\n";
+      << pad("breaks", 8, true) << pad("fallbacks", 11, true) << pad("GB/s", 9, true) << pad("% copy", 8, true) << "\n";
   for (const BenchResult& r : rep.results) {
     out << pad(r.backend, 12);
     if (!r.error.empty()) {
@@ -49,8 +49,13 @@ void print_bench(std::ostream& out, const BenchReport& rep) {
         << pad(fmt("%.1f", r.first_call_ms), 15, true) << pad(eager ? "-" : std::to_string(r.stats.graphs), 8, true)
         << pad(eager ? "-" : std::to_string(r.stats.fusion_groups), 9, true)
         << pad(eager ? "-" : std::to_string(r.stats.graph_breaks), 8, true)
-        << pad(eager ? "-" : std::to_string(r.stats.fallbacks), 11, true) << "\n";
+        << pad(eager ? "-" : std::to_string(r.stats.fallbacks), 11, true) << pad(fmt("%.0f", rep.gbs(r.median_ms)), 9, true)
+        << pad(rep.copy_ms > 0 ? fmt("%.0f%%", 100.0 * rep.gbs(r.median_ms) / rep.copy_gbs()) : "-", 8, true) << "\n";
   }
+  out << "GB/s: the " << fmt("%.1f", static_cast<double>(rep.bytes_moved) / (1 << 20))
+      << " MiB every implementation must move (inputs read once, outputs written once) over the median; % copy: "
+         "of a device copy of as many bytes ("
+      << fmt("%.3f", rep.copy_ms) << " ms, " << fmt("%.0f", rep.copy_gbs()) << " GB/s)\n";
   for (const BenchResult& r : rep.results) {
     if (r.profile.empty()) continue;
     out << "\n" << r.backend << " profile (" << rep.repeat << " runs, " << fmt("%.3f", r.profiled_ms) << " ms):\n";
@@ -85,6 +90,9 @@ nlohmann::json bench_json(const BenchReport& rep) {
   j["repeat"] = rep.repeat;
   j["eager_threads"] = rep.eager_threads;
   j["kernel_threads"] = rep.kernel_threads;
+  j["bytes_moved"] = rep.bytes_moved;
+  j["copy_ms"] = rep.copy_ms;
+  j["copy_gbs"] = rep.copy_gbs();
   j["pass"] = rep.exit_code() == kExitPass;
   j["exit_code"] = rep.exit_code();
   j["failures"] = rep.failures();
@@ -96,6 +104,7 @@ nlohmann::json bench_json(const BenchReport& rep) {
                         {"min_ms", r.min_ms},
                         {"first_call_ms", r.first_call_ms},
                         {"speedup", r.speedup},
+                        {"gbs", rep.gbs(r.median_ms)},
                         {"min_speedup", r.min_speedup ? nlohmann::json(*r.min_speedup) : nlohmann::json(nullptr)},
                         {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)}};
     b.update(backend_stats_to_json(r.stats));

@@ -66,6 +66,12 @@ std::string failures(const CheckReport& report) {
   return out;
 }
 
+std::string failures_of(const BackendStats& stats) {
+  std::string out;
+  for (const CompileEvent& e : stats.events) out += e.code + ": " + e.message + "\n";
+  return out;
+}
+
 bool has_event(const BackendStats& stats, const std::string& code) {
   return std::any_of(stats.events.begin(), stats.events.end(), [&](const CompileEvent& e) { return e.code == code; });
 }
@@ -143,7 +149,9 @@ TEST(GbcCudaGraphs, CapturesOnceAndReplaysNewValues) {
   EXPECT_EQ(stats.fallbacks, 0) << "the static chain must be captured: " << (stats.events.empty() ? "" : stats.events[0].message);
 }
 
-TEST(GbcCudaGraphs, ACallOutsideTheGuardRunsAsGbcAndSaysSo) {
+// Each input signature gets its own captured graph, as torch.compile's cudagraph trees record one
+// per shape, up to cache_size_limit; past it, new signatures run as plain gbc and FB006 says so once.
+TEST(GbcCudaGraphs, EachInputSignatureIsCapturedUpToTheLimit) {
   SKIP_WITHOUT_GPU();
   Model model = load(R"(format: gbcheck/v1
 name: dynamic_chain
@@ -157,13 +165,46 @@ outputs: [b]
 )");
   BackendOptions bo;
   bo.device = "cuda";
+  bo.cache_size_limit = 2;
   std::unique_ptr<Backend> backend = make_gbc_cudagraphs_backend();
   backend->prepare(model.graph, bo);
-  for (int64_t n : {16, 16, 40}) {
+  for (int64_t n : {16, 16, 40, 16, 40}) {
     std::vector<at::Tensor> inputs = on_gpu({at::randn({n})});
     expect_close(backend->run(inputs), run_eager(model.graph, inputs), "N = " + std::to_string(n));
   }
-  EXPECT_TRUE(has_event(backend->stats(), "FB006"));
+  EXPECT_FALSE(has_event(backend->stats(), "FB006")) << "two signatures fit a limit of two";
+  for (int64_t n : {50, 51, 16}) {
+    std::vector<at::Tensor> inputs = on_gpu({at::randn({n})});
+    expect_close(backend->run(inputs), run_eager(model.graph, inputs), "N = " + std::to_string(n));
+  }
+  const BackendStats& stats = backend->stats();
+  EXPECT_EQ(std::count_if(stats.events.begin(), stats.events.end(), [](const CompileEvent& e) { return e.code == "FB006"; }), 1)
+      << "reported once, for the first signature past the limit";
+}
+
+// Views (a transpose on ATen) launch nothing: the graph around them is still captured.
+TEST(GbcCudaGraphs, ViewStepsDoNotPreventACapture) {
+  SKIP_WITHOUT_GPU();
+  Model model = load(R"(format: gbcheck/v1
+name: transposed
+dims: {M: 8, N: 300}
+inputs:
+  x: {shape: [M, N], dtype: float32}
+graph:
+  - {id: t, op: transpose, args: [x], dim0: 0, dim1: 1}
+  - {id: e, op: exp, args: [t]}
+  - {id: s, op: sum, args: [e], dim: [1]}
+outputs: [e, s]
+)");
+  BackendOptions bo;
+  bo.device = "cuda";
+  std::unique_ptr<Backend> backend = make_gbc_cudagraphs_backend();
+  backend->prepare(model.graph, bo);
+  for (int call = 0; call < 3; ++call) {
+    std::vector<at::Tensor> inputs = on_gpu({at::randn({8, 300})});
+    expect_close(backend->run(inputs), run_eager(model.graph, inputs), "call " + std::to_string(call));
+  }
+  EXPECT_FALSE(has_event(backend->stats(), "FB005")) << failures_of(backend->stats());
 }
 
 TEST(GbcCudaGraphs, GraphsWithAtenStepsRunAsGbcAndSaySo) {

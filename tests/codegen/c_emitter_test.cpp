@@ -151,7 +151,7 @@ TEST(CpuCodegenText, LoopShapes) {
 
 TEST(CudaCodegenText, KernelShapes) {
   const std::string pointwise = generate_cuda_kernel(testing::pointwise_mix_kernel());
-  EXPECT_TRUE(contains(pointwise, "extern \"C\" __global__ void pointwise_mix(const __grid_constant__ GbcCudaKernelArgs a) {"));
+  EXPECT_TRUE(contains(pointwise, "extern \"C\" __global__ void __launch_bounds__(256) pointwise_mix(const __grid_constant__ GbcCudaKernelArgs a) {"));
   EXPECT_TRUE(contains(pointwise, "const GbcVec<float, 8> v0 = *(const GbcVec<float, 8>*)(p0 + i0);"));
   EXPECT_TRUE(contains(pointwise, "*(GbcVec<uint16_t, 8>*)(p5 + i0) = v5;"));
   EXPECT_TRUE(contains(pointwise, "p2[gbc_strided_offset(&a.buffers[2], 2, i)]"));
@@ -159,7 +159,13 @@ TEST(CudaCodegenText, KernelShapes) {
 
   const std::string softmax = generate_cuda_kernel(testing::softmax_kernel());
   EXPECT_TRUE(contains(softmax, "__shared__ long long gbc_scratch[64];"));
-  EXPECT_TRUE(contains(softmax, "for (int64_t r = threadIdx.x; r < inner; r += blockDim.x) {"));
+  // Three schedules, chosen per call: registers, vector steps, elements.
+  EXPECT_TRUE(contains(softmax, "if (gbc_cached) {"));
+  EXPECT_TRUE(contains(softmax, "GbcVec<float, 4> c0[2];"));
+  EXPECT_TRUE(contains(softmax, "} else if (gbc_vec) {"));
+  EXPECT_TRUE(contains(softmax, "for (int64_t r = threadIdx.x; r < fold_inner; r += blockDim.x) {"));
+  EXPECT_TRUE(contains(softmax, "*(GbcVec<float, 4>*)(p1 + o * inner + rv) = w1;"));
+  EXPECT_FALSE(contains(softmax, "a.splits")) << "two-stage rows are never split";
   EXPECT_TRUE(contains(softmax, "const float s0 = gbc_block_fold(acc0, GbcFoldMax(), gbc_scratch);"));
   EXPECT_TRUE(contains(softmax, "const float s1 = gbc_block_fold(acc1, GbcFoldSum(), gbc_scratch);"));
   EXPECT_LT(softmax.find("s1 = gbc_block_fold"), softmax.find("if (row_ok) {")) << "stores follow both stages";

@@ -167,6 +167,20 @@ inline kir::Kernel int_reduce_kernel() {
   return k;
 }
 
+/// A one-stage reduction whose rows may be split across blocks on CUDA: mean[o] = sum(x) / inner,
+/// as float32 (the per-row store divides by a host scalar, the count).
+inline kir::Kernel mean_kernel() {
+  kir::Kernel k;
+  k.name = "mean_rows";
+  k.kind = kir::KernelKind::Reduction;
+  k.buffers = {buffer("x", DType::Float32, false),
+               buffer("mean", DType::Float32, true, kir::IndexKind::Contiguous, 0, kir::Level::Outer)};
+  k.scalar_args = {DType::Float32};
+  k.stages = {{kir::Combine::Sum, DType::Float32, kir::load(0, DType::Float32)}};
+  k.stores = {{1, kir::op("div", DType::Float32, {kir::stage_result(0, DType::Float32), kir::scalar_arg(0, DType::Float32)})}};
+  return k;
+}
+
 /// Host memory for one kernel call: owned byte arrays per buffer and the GbcKernelArgs over them.
 class HostArgs {
  public:

@@ -82,6 +82,27 @@ TEST(CudaCodegen, CompileErrorsReturnNvrtcsLog) {
   EXPECT_NE(ptx.build.log.find("undeclared_thing"), std::string::npos) << ptx.build.log;
 }
 
+TEST(CudaCodegen, RowLayoutsNameTheVectorBuffersAndSplittableKernels) {
+  const CudaRowLayout softmax = cuda_row_layout(testing::softmax_kernel());
+  EXPECT_EQ(softmax.width, 4);
+  EXPECT_EQ(softmax.items(), 2);
+  EXPECT_EQ(softmax.loaded, std::vector<int>{0});
+  EXPECT_EQ(softmax.stored, std::vector<int>{1});
+  EXPECT_FALSE(softmax.splittable);
+  const CudaRowLayout strided = cuda_row_layout(testing::softmax_kernel(kir::IndexKind::Strided));
+  EXPECT_TRUE(strided.loaded.empty()) << "strided rows are read element by element";
+  const CudaRowLayout mean = cuda_row_layout(testing::mean_kernel());
+  EXPECT_TRUE(mean.splittable);
+  EXPECT_TRUE(mean.stored.empty()) << "per-row outputs are stored once per row";
+  EXPECT_FALSE(cuda_row_layout(testing::argmax_kernel(DType::Float32)).splittable) << "argmax folds (value, index)";
+  EXPECT_FALSE(cuda_row_layout(testing::int_reduce_kernel()).splittable) << "four stages";
+  EXPECT_EQ(cuda_row_layout(testing::half_kernel()).width, 1) << "pointwise kernels have no row layout";
+  const std::string split = generate_cuda_kernel(testing::mean_kernel());
+  EXPECT_NE(split.find("if (a.splits > 1) {"), std::string::npos) << split;
+  EXPECT_NE(split.find("atomicAdd(&gbc_counts[o], 1u) == (unsigned)(splits - 1)"), std::string::npos);
+  EXPECT_NE(split.find("gbc_counts[o] = 0;"), std::string::npos) << "the counter is left for the next launch";
+}
+
 TEST(CudaCodegen, VectorWidthFollowsTheNarrowestContiguousBuffer) {
   EXPECT_EQ(cuda_vector_width(testing::pointwise_mix_kernel()), 8);  // float16 output: 8 x 2 bytes
   EXPECT_EQ(cuda_vector_width(testing::int8_kernel()), 8);           // capped at 8
@@ -143,6 +164,27 @@ TEST(CudaCodegen, LaunchShapesMeetTheReductionContract) {
       if (inner > 32) EXPECT_GE(x, 32u) << "a warp or more per long row";
     }
   }
+  // A sum of a whole tensor (one long row) is split over the device: 4 blocks per multiprocessor.
+  const kir::Kernel mean = testing::mean_kernel();
+  GbcCudaKernelArgs whole{};
+  whole.outer = 1;
+  whole.inner = int64_t{1} << 26;
+  CudaLaunchShape split = cuda_launch_shape(mean, whole, 132);
+  EXPECT_EQ(split.splits, 4 * 132);
+  EXPECT_EQ(split.grid, 4u * 132);
+  EXPECT_EQ(split.block_y, 1u);
+  EXPECT_GE(cuda_split_workspace_bytes(1, split.splits), 16u + 8u * 4 * 132);
+  // Parts of at least 4096 elements; rows as many as the multiprocessors, or short, are not split.
+  whole.inner = 40000;
+  EXPECT_EQ(cuda_launch_shape(mean, whole, 132).splits, 9);
+  whole.outer = 132;
+  EXPECT_EQ(cuda_launch_shape(mean, whole, 132).splits, 1);
+  whole.outer = 1;
+  whole.inner = 16383;
+  EXPECT_EQ(cuda_launch_shape(mean, whole, 132).splits, 1);
+  whole.inner = 1 << 20;
+  EXPECT_EQ(cuda_launch_shape(softmax, whole, 132).splits, 1) << "two stages: never split";
+
   GbcCudaKernelArgs args{};
   args.numel = 1 << 20;
   CudaLaunchShape pointwise = cuda_launch_shape(testing::half_kernel(), args, 132);

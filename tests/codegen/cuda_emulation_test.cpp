@@ -1,0 +1,337 @@
+// gbc's generated CUDA kernels run on the CPU, under the emulation of cuda_emulation.h, and compute
+// what the interpreter computes: every reduction schedule (cached rows in registers, vector steps,
+// scalar elements, rows split across blocks with the parts folded by the last block), the launch
+// shapes cuda_launch_shape picks, misaligned and odd-sized rows, argmax ties, the workspace a split
+// leaves ready for the next launch, and the injected faults (they must reach CUDA code too). This
+// is what keeps the CUDA schedules right between the sessions that have a GPU; the GPU run
+// (ci/gpu_checks.sh) adds the device's own scheduling and speed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "compiler/codegen/cpu_compiler.h"
+#include "compiler/codegen/cuda_codegen.h"
+#include "compiler/kernel/interpreter.h"
+#include "compiler/kernel/kernel_prelude.h"
+#include "tests/codegen/codegen_test_util.h"
+
+namespace gbc {
+namespace {
+
+using testing::HostArgs;
+
+std::string read_source(const std::string& relative) {
+  std::ifstream in(std::string(GBCHECK_SOURCE_DIR) + "/" + relative);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+using EmuLaunch = void (*)(void* kernel, const GbcCudaKernelArgs* args, unsigned grid, unsigned block_x, unsigned block_y);
+
+// The kernels' CUDA source compiled for the host after the emulation header.
+struct EmulatedModule {
+  std::map<std::string, void*> kernels;
+  EmuLaunch launch = nullptr;
+};
+
+EmulatedModule build(const std::vector<kir::Kernel>& kernels) {
+  std::string source = read_source("tests/codegen/cuda_emulation.h");
+  source += codegen::generate_cuda_source(kernels, "cuda_emulation_test");
+  source +=
+      "\nextern \"C\" void gbc_emu_launch(void* kernel, const GbcCudaKernelArgs* args, unsigned grid, unsigned bx, "
+      "unsigned by) {\n  gbc_emu_launch_kernel(reinterpret_cast<void (*)(GbcCudaKernelArgs)>(kernel), *args, grid, bx, by);\n}\n";
+  std::vector<std::string> names;
+  for (const kir::Kernel& k : kernels) names.push_back(k.name);
+  names.push_back("gbc_emu_launch");
+  codegen::CpuCompileOptions options;
+  options.extra_flags = {"-I" + std::string(GBCHECK_SOURCE_DIR), "-w"};
+  codegen::CpuCompileResult r = codegen::compile_cpu(source, names, options);
+  EXPECT_TRUE(r.ok) << r.log;
+  EmulatedModule m;
+  if (!r.ok) return m;
+  for (size_t k = 0; k < kernels.size(); ++k) m.kernels[kernels[k].name] = reinterpret_cast<void*>(r.kernels[k]);
+  m.launch = reinterpret_cast<EmuLaunch>(r.kernels.back());
+  return m;
+}
+
+void fill_random(float* p, size_t n, uint32_t seed, float lo = -4.0f, float hi = 4.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (size_t i = 0; i < n; ++i) p[i] = dist(rng);
+}
+
+// What one emulated launch used, for the assertions about schedules.
+struct Launched {
+  codegen::CudaLaunchShape shape;
+  std::vector<std::vector<unsigned char>> interpreted, emulated;  // per output buffer
+};
+
+// Runs the interpreter, then the emulated CUDA kernel (launch shape from cuda_launch_shape with
+// `sms` multiprocessors; a zeroed workspace when split), on the same inputs; `launches` emulated
+// launches in a row (a split leaves its counters ready for the next one).
+Launched run_both(const EmulatedModule& m, const kir::Kernel& k, HostArgs& host, int64_t numel, int64_t outer,
+                  int64_t inner, int sms, int launches = 1, const kir::Kernel* reference = nullptr) {
+  Launched out;
+  GbcKernelArgs args = host.args(numel, outer, inner);
+  interpret_kernel(reference ? *reference : k, args);
+  for (size_t b = 0; b < k.buffers.size(); ++b) {
+    if (!k.buffers[b].is_output) continue;
+    out.interpreted.push_back(host.bytes(b));
+  }
+  GbcCudaKernelArgs cuda = codegen::make_cuda_args(k, args);
+  out.shape = codegen::cuda_launch_shape(k, cuda, sms);
+  std::vector<unsigned char> workspace;
+  if (out.shape.splits > 1) {
+    workspace.assign(codegen::cuda_split_workspace_bytes(outer, out.shape.splits), 0);
+    cuda.splits = out.shape.splits;
+    cuda.workspace = workspace.data();
+  }
+  for (int l = 0; l < launches; ++l) {
+    for (size_t b = 0; b < k.buffers.size(); ++b)
+      if (k.buffers[b].is_output) std::fill(host.bytes(b).begin(), host.bytes(b).end(), 0xAB);
+    m.launch(m.kernels.at(k.name), &cuda, out.shape.grid, out.shape.block_x, out.shape.block_y);
+  }
+  for (size_t b = 0; b < k.buffers.size(); ++b)
+    if (k.buffers[b].is_output) out.emulated.push_back(host.bytes(b));
+  if (out.shape.splits > 1)
+    for (int64_t o = 0; o < outer; ++o)
+      EXPECT_EQ(reinterpret_cast<unsigned*>(workspace.data())[o], 0u) << "row " << o << "'s counter is left for the next launch";
+  return out;
+}
+
+::testing::AssertionResult floats_close(const std::vector<unsigned char>& got, const std::vector<unsigned char>& want,
+                                        double rtol, double atol = 0.0) {
+  const float* g = reinterpret_cast<const float*>(got.data());
+  const float* w = reinterpret_cast<const float*>(want.data());
+  for (size_t i = 0; i < got.size() / 4; ++i) {
+    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
+    if (!(std::fabs(g[i] - w[i]) <= rtol * std::fabs(w[i]) + atol))
+      return ::testing::AssertionFailure() << "element " << i << ": " << g[i] << " vs " << w[i];
+  }
+  return ::testing::AssertionSuccess();
+}
+
+class CudaEmulation : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    kernels_ = {testing::softmax_kernel(), testing::softmax_kernel(kir::IndexKind::Strided), testing::layer_norm_kernel(37),
+                testing::argmax_kernel(DType::Float32), testing::int_reduce_kernel(), testing::mean_kernel(),
+                testing::pointwise_mix_kernel(), testing::half_kernel()};
+    module_ = build(kernels_);
+  }
+  static const kir::Kernel& kernel(const std::string& name) {
+    for (const kir::Kernel& k : kernels_)
+      if (k.name == name) return k;
+    throw std::out_of_range(name);
+  }
+  void SetUp() override {
+    if (!module_.launch) GTEST_SKIP() << "the emulated module did not build (see the first test's failure)";
+  }
+
+  static std::vector<kir::Kernel> kernels_;
+  static EmulatedModule module_;
+};
+std::vector<kir::Kernel> CudaEmulation::kernels_;
+EmulatedModule CudaEmulation::module_;
+
+HostArgs softmax_args(int64_t outer, int64_t inner, size_t offset = 0) {
+  HostArgs h;
+  h.add(DType::Float32, static_cast<size_t>(outer * inner) + offset);
+  h.add(DType::Float32, static_cast<size_t>(outer * inner) + offset);
+  fill_random(h.data<float>(0), static_cast<size_t>(outer * inner) + offset, 7, -30.0f, 30.0f);
+  // A misaligned call: the buffers start one element into their storage.
+  h.arg(0).data = h.data<float>(0) + offset;
+  h.arg(1).data = h.data<float>(1) + offset;
+  return h;
+}
+
+// Rows of every length class, one schedule each: cached in registers (aligned, up to 8 elements per
+// thread), vector steps (longer than 8 per thread of 1024), scalar (odd length or misaligned).
+TEST_F(CudaEmulation, SoftmaxMatchesTheInterpreterUnderEverySchedule) {
+  struct Case {
+    int64_t outer, inner;
+    size_t offset;
+  };
+  for (const Case& c : std::vector<Case>{{6, 1}, {5, 16}, {9, 37}, {4, 64}, {3, 1000}, {3, 1000, 1}, {2, 9000}, {1, 16384}}) {
+    SCOPED_TRACE("outer " + std::to_string(c.outer) + " inner " + std::to_string(c.inner) + " offset " +
+                 std::to_string(c.offset));
+    HostArgs h = softmax_args(c.outer, c.inner, c.offset);
+    Launched out = run_both(module_, kernel("softmax"), h, 0, c.outer, c.inner, 132);
+    EXPECT_EQ(out.shape.splits, 1) << "softmax has two stages: its rows are never split";
+    // Rows are folded in another order than the interpreter's sequential one.
+    std::vector<unsigned char> got(out.emulated[0].begin() + 4 * c.offset, out.emulated[0].end());
+    std::vector<unsigned char> want(out.interpreted[0].begin() + 4 * c.offset, out.interpreted[0].end());
+    EXPECT_TRUE(floats_close(got, want, 1e-5, 1e-12));
+  }
+}
+
+TEST_F(CudaEmulation, StridedRowsTakeTheScalarSchedule) {
+  const int64_t outer = 3, inner = 40;
+  HostArgs h = softmax_args(outer, inner);
+  h.set_strided(0, {outer, inner}, {1, outer});  // rows are columns of an [inner, outer] buffer
+  Launched out = run_both(module_, kernel("softmax_strided"), h, 0, outer, inner, 132);
+  EXPECT_TRUE(floats_close(out.emulated[0], out.interpreted[0], 1e-5, 1e-12));
+}
+
+TEST_F(CudaEmulation, LayerNormRowStatsAndAffineWeights) {
+  const int64_t inner = 37;  // the kernel divides by 37: rows of that length only
+  for (const int64_t outer : {1, 5, 70}) {
+    HostArgs h;
+    h.add(DType::Float32, static_cast<size_t>(outer * inner));
+    h.add(DType::Float32, static_cast<size_t>(inner));
+    h.add(DType::Float32, static_cast<size_t>(inner));
+    h.add(DType::Float32, static_cast<size_t>(outer * inner));
+    h.add(DType::Float32, static_cast<size_t>(outer));
+    fill_random(h.data<float>(0), static_cast<size_t>(outer * inner), 11);
+    fill_random(h.data<float>(1), static_cast<size_t>(inner), 12);
+    fill_random(h.data<float>(2), static_cast<size_t>(inner), 13);
+    h.set_affine(1, 0, 1);
+    h.set_affine(2, 0, 1);
+    Launched out = run_both(module_, kernel("layer_norm"), h, 0, outer, inner, 132);
+    EXPECT_TRUE(floats_close(out.emulated[0], out.interpreted[0], 1e-5, 1e-6)) << "outer " << outer;
+    EXPECT_TRUE(floats_close(out.emulated[1], out.interpreted[1], 1e-6, 1e-7)) << "outer " << outer;
+  }
+}
+
+TEST_F(CudaEmulation, ArgmaxTakesTheFirstMaximumInEverySchedule) {
+  for (const int64_t inner : {40, 1000, 1001}) {
+    const int64_t outer = 3;
+    HostArgs h;
+    h.add(DType::Float32, static_cast<size_t>(outer * inner));
+    h.add(DType::Int64, static_cast<size_t>(outer));
+    h.add(DType::Float32, static_cast<size_t>(outer));
+    float* x = h.data<float>(0);
+    for (int64_t i = 0; i < outer * inner; ++i) x[i] = static_cast<float>(i % 7);  // ties everywhere
+    x[inner + inner / 2] = std::numeric_limits<float>::quiet_NaN();
+    x[2 * inner + 5] = 100.0f;
+    x[2 * inner + inner - 1] = 100.0f;
+    Launched out = run_both(module_, kernel("argmax_float32"), h, 0, outer, inner, 132);
+    EXPECT_EQ(out.emulated[0], out.interpreted[0]) << "inner " << inner;
+  }
+}
+
+TEST_F(CudaEmulation, IntegerFoldsAreExact) {
+  for (const int64_t inner : {33, 512, 4000}) {
+    const int64_t outer = 4;
+    HostArgs h;
+    h.add(DType::Int32, static_cast<size_t>(outer * inner));
+    h.add(DType::Int64, static_cast<size_t>(outer));
+    h.add(DType::Int64, static_cast<size_t>(outer));
+    h.add(DType::Int32, static_cast<size_t>(outer));
+    h.add(DType::Int32, static_cast<size_t>(outer));
+    std::mt19937 rng(3);
+    for (int64_t i = 0; i < outer * inner; ++i) h.data<int32_t>(0)[i] = static_cast<int32_t>(rng() % 7) - 3;
+    Launched out = run_both(module_, kernel("int_reduce"), h, 0, outer, inner, 132);
+    for (size_t b = 0; b < out.emulated.size(); ++b) EXPECT_EQ(out.emulated[b], out.interpreted[b]) << "inner " << inner;
+  }
+}
+
+HostArgs mean_args(int64_t outer, int64_t inner, size_t offset = 0) {
+  HostArgs h;
+  h.add(DType::Float32, static_cast<size_t>(outer * inner) + offset);
+  h.add(DType::Float32, static_cast<size_t>(outer));
+  fill_random(h.data<float>(0), static_cast<size_t>(outer * inner) + offset, 5);
+  h.arg(0).data = h.data<float>(0) + offset;
+  h.scalars = {static_cast<double>(inner)};
+  return h;
+}
+
+// Fewer rows than multiprocessors, each long: the rows split across blocks, the last block of each
+// row folds the parts; twice in a row, as the counters must be ready again.
+TEST_F(CudaEmulation, FewLongRowsSplitAcrossBlocks) {
+  struct Case {
+    int64_t outer, inner;
+    size_t offset;
+    int sms;
+  };
+  for (const Case& c : std::vector<Case>{{1, 20000, 0, 2}, {3, 20000, 0, 8}, {1, 20001, 0, 2}, {2, 17000, 1, 4}}) {
+    SCOPED_TRACE("outer " + std::to_string(c.outer) + " inner " + std::to_string(c.inner));
+    HostArgs h = mean_args(c.outer, c.inner, c.offset);
+    Launched out = run_both(module_, kernel("mean_rows"), h, 0, c.outer, c.inner, c.sms, 2);
+    EXPECT_GE(out.shape.splits, 2);
+    EXPECT_EQ(out.shape.block_y, 1u);
+    EXPECT_TRUE(floats_close(out.emulated[0], out.interpreted[0], 1e-4, 1e-6));
+  }
+  // As many rows as multiprocessors: one block per row, no split.
+  HostArgs h = mean_args(2, 20000);
+  Launched many = run_both(module_, kernel("mean_rows"), h, 0, 2, 20000, 2);
+  EXPECT_EQ(many.shape.splits, 1);
+  EXPECT_TRUE(floats_close(many.emulated[0], many.interpreted[0], 1e-4, 1e-6));
+}
+
+std::vector<float> as_floats(const std::vector<unsigned char>& bytes, DType dtype) {
+  std::vector<float> out;
+  if (dtype == DType::Float32) {
+    out.resize(bytes.size() / 4);
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+  }
+  const uint16_t* h = reinterpret_cast<const uint16_t*>(bytes.data());
+  for (size_t i = 0; i < bytes.size() / 2; ++i)
+    out.push_back(dtype == DType::Float16 ? gbc_f16_to_f32(h[i]) : gbc_bf16_to_f32(h[i]));
+  return out;
+}
+
+// Pointwise kernels: the vector path (aligned, V elements per access) and the scalar tail.
+TEST_F(CudaEmulation, PointwiseVectorAndScalarPaths) {
+  const kir::Kernel& k = kernel("half_storage");
+  for (const int64_t n : {1, 13, 1024, 4099}) {
+    HostArgs h;
+    for (const kir::Buffer& b : k.buffers) h.add(b.dtype, static_cast<size_t>(n));
+    std::mt19937 rng(static_cast<uint32_t>(n));
+    std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+    for (int64_t i = 0; i < n; ++i) {
+      h.data<uint16_t>(0)[i] = gbc_f32_to_f16(dist(rng));
+      h.data<uint16_t>(1)[i] = gbc_f32_to_bf16(dist(rng));
+    }
+    Launched out = run_both(module_, k, h, n, 0, 0, 4);
+    size_t output = 0;
+    for (const kir::Buffer& b : k.buffers) {
+      if (!b.is_output) continue;
+      const std::vector<float> got = as_floats(out.emulated[output], b.dtype), want = as_floats(out.interpreted[output], b.dtype);
+      ++output;
+      for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-2 * std::fabs(want[i]) + 1e-3) << b.name << "[" << i << "]";
+    }
+  }
+}
+
+// The injected faults live in the CUDA code generator too: a fault kernel differs from the correct
+// one's result and matches the interpreter's fault.
+TEST(CudaEmulationFaults, ReduceBoundAndFp16AccumReachCudaKernels) {
+  for (const InjectedFault fault : {InjectedFault::ReduceBound, InjectedFault::Fp16Accum}) {
+    kir::Kernel correct = testing::mean_kernel();
+    kir::Kernel faulty = correct;
+    faulty.name = "mean_faulty";
+    faulty.fault = fault;
+    const EmulatedModule m = build({faulty});
+    ASSERT_NE(m.launch, nullptr);
+    for (const auto& [outer, inner, sms] : std::vector<std::tuple<int64_t, int64_t, int>>{{4, 1000, 132}, {1, 20000, 2}}) {
+      SCOPED_TRACE(fault_name(fault) + " outer " + std::to_string(outer) + " inner " + std::to_string(inner));
+      HostArgs h = mean_args(outer, inner);
+      fill_random(h.data<float>(0), static_cast<size_t>(outer * inner), 9, 0.5f, 1.5f);  // sums inexact in float16
+      Launched with_fault = run_both(m, faulty, h, 0, outer, inner, sms, 1, &faulty);
+      Launched without = run_both(m, faulty, h, 0, outer, inner, sms, 1, &correct);
+      EXPECT_NE(with_fault.emulated[0], without.interpreted[0]) << "the fault changes the result";
+      // (The interpreter's sequential float32 sum of 20000 terms is off by about 1e-4.)
+      if (fault == InjectedFault::ReduceBound)
+        EXPECT_TRUE(floats_close(with_fault.emulated[0], with_fault.interpreted[0], 1e-3));
+    }
+  }
+}
+
+TEST(CudaEmulationFaults, CrashFaultWritesThroughANullPointerInCudaCode) {
+  kir::Kernel k = testing::half_kernel();
+  EXPECT_EQ(codegen::generate_cuda_kernel(k).find("gbc_null"), std::string::npos);
+  k.fault = InjectedFault::Crash;
+  // half_storage computes sigmoid (kCrashFaultOp); the kernel must fault on the device.
+  ASSERT_TRUE(kir::computes_op(k, kCrashFaultOp));
+  EXPECT_NE(codegen::generate_cuda_kernel(k).find("*gbc_null = 1;"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gbc
