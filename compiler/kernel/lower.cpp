@@ -187,7 +187,8 @@ class Lowerer {
   }
 
   ExprPtr number_expr(const Scalar& s, DType dtype) const {
-    NumberValue v = convert_number(s, dtype);
+    const bool half = dtype == DType::Float16 || dtype == DType::BFloat16;
+    NumberValue v = convert_number(s, half && options_.half_numbers_in_float32 ? DType::Float32 : dtype);
     return v.integral ? mk(kir::constant_int(compute_dtype(dtype), v.i)) : constant(dtype, v.f);
   }
 

@@ -69,6 +69,7 @@ KernelPlan plan_kernels(const Graph& region, const PlanOptions& options) {
   LowerOptions lopt;
   lopt.target = options.target;
   lopt.fault = options.fault;
+  lopt.half_numbers_in_float32 = options.half_numbers_in_float32;
   for (size_t k = 0; k < plan.partition.groups.size(); ++k)
     plan.kernels.push_back(lower_group(g, g.body, plan.partition.groups[k], "fused_" + std::to_string(k), lopt));
 

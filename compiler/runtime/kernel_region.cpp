@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "compiler/aten/aten_convert.h"
+#include "compiler/aten/aten_semantics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/kernel/interpreter.h"
 #include "compiler/kernel/specialize.h"
@@ -332,6 +333,8 @@ std::unique_ptr<RegionExecutable> make_kernel_region(const Graph& region, Compil
   popt.disabled_passes = ctx.options.disabled_passes;
   popt.capture_scalar_outputs = ctx.options.capture_scalar_outputs;
   popt.target = ctx.options.device == "cuda" ? LowerOptions::Target::Cuda : LowerOptions::Target::Cpu;
+  popt.half_numbers_in_float32 =
+      aten_semantics(ctx.options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU)).half_numbers_in_float32;
   std::optional<InjectedFault> fault = parse_fault(ctx.options.inject_fault);
   GBC_INTERNAL_ASSERT(fault.has_value(), "unknown fault '" + ctx.options.inject_fault + "' reached the compiler");
   popt.fault = *fault;

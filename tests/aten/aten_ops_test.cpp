@@ -3,6 +3,7 @@
 // dtypes and checks that shape inference (compiler/ir/infer.cpp) predicts the dtype and shape
 // ATen actually returns.
 #include <ATen/Context.h>
+#include <torch/version.h>
 #include <ATen/ScalarOps.h>
 #include <ATen/ops/abs.h>
 #include <ATen/ops/add.h>
@@ -74,6 +75,7 @@
 #include <iostream>
 #include <set>
 
+#include "compiler/aten/aten_semantics.h"
 #include "compiler/ir/custom_ops.h"
 #include "compiler/ir/infer.h"
 #include "compiler/ir/op_schema.h"
@@ -713,6 +715,21 @@ TEST(InferAgreesWithAten, DtypeAndShapeOverAllDtypes) {
   }
   for (const auto& k : kKnownTypeMismatches)
     EXPECT_TRUE(seen.count(k)) << "known disagreement no longer occurs (remove it from kKnownTypeMismatches): " << k;
+}
+
+}  // namespace
+}  // namespace gbc
+
+namespace gbc {
+namespace {
+
+// The probe says what this LibTorch does with a number next to a float16 tensor: LibTorch 1.13
+// rounds it to float16 first, 2.x keeps it float32 (both seen; a LibTorch that answers otherwise
+// makes this fail, and the lowering follows the probe regardless). Asked once per device type.
+TEST(AtenSemantics, HalfNumbersProbeMatchesTheVersionsSeen) {
+  const AtenSemantics& s = aten_semantics(c10::Device(c10::kCPU));
+  EXPECT_EQ(s.half_numbers_in_float32, TORCH_VERSION_MAJOR >= 2) << "LibTorch " << TORCH_VERSION;
+  EXPECT_EQ(&s, &aten_semantics(c10::Device(c10::kCPU)));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // (lower -> specialize -> interpret) and compares with eager's values of the same ids.
 #include <ATen/ops/arange.h>
 #include <ATen/ops/full.h>
+#include <ATen/ops/gelu.h>
 #include <ATen/ops/linspace.h>
 #include <ATen/ops/rand.h>
 #include <ATen/ops/randn.h>
@@ -95,7 +96,7 @@ double eps(DType dtype) {
 // bit for bit. The others go through libm or SLEEF in ATen and may differ in the last place.
 bool exact_op(const std::string& op) {
   static const std::set<std::string> exact = {"neg", "abs", "relu", "floor", "ceil", "round", "sign", "logical_not",
-                                              "sqrt", "reciprocal", "add", "sub", "mul", "div", "maximum",
+                                              "reciprocal", "add", "sub", "mul", "div", "maximum",
                                               "minimum", "remainder", "eq", "ne", "lt", "le", "gt", "ge",
                                               "logical_and", "logical_or", "where", "clamp", "to"};
   return exact.count(op) != 0;
@@ -104,7 +105,12 @@ bool exact_op(const std::string& op) {
 // ATen's float kernels are SLEEF or polynomial approximations (its vectorized erf loses digits
 // where 1 + erf(x) cancels), and its bfloat16 kernels round intermediates: allow a few units of the
 // last place, relative and near zero.
-double rtol_for(const std::string& op, DType dtype) { return exact_op(op) || !is_floating(dtype) ? 0.0 : 4 * eps(dtype); }
+// sqrt is correctly rounded in the prelude, and in LibTorch 1.13; 2.x's vectorized float64 sqrt was
+// seen one unit of the last place off (sqrt(0.5)), so it is held to one unit.
+double rtol_for(const std::string& op, DType dtype) {
+  if (op == "sqrt" && is_floating(dtype)) return eps(dtype);
+  return exact_op(op) || !is_floating(dtype) ? 0.0 : 4 * eps(dtype);
+}
 double atol_for(const std::string& op, DType dtype) { return exact_op(op) || !is_floating(dtype) ? 0.0 : 8 * eps(dtype); }
 
 std::vector<std::string> ops_of(OpClass cls) {
@@ -114,11 +120,24 @@ std::vector<std::string> ops_of(OpClass cls) {
   return out;
 }
 
+bool aten_gelu_of_infinity_is_nan(DType dtype) {
+  const at::Tensor inf = at::full({64}, std::numeric_limits<double>::infinity(), at::TensorOptions().dtype(to_aten(dtype)));
+  try {
+    return at::gelu(inf).isnan().any().item<bool>();
+  } catch (const c10::Error&) {
+    return false;  // no kernel for this dtype here (LibTorch 1.13's float16)
+  }
+}
+
 TEST(Interpreter, EveryUnaryOpOnEveryDtype) {
   int checked = 0;
   for (const std::string& op : ops_of(OpClass::Unary)) {
     for (DType dt : all_dtypes()) {
       at::Tensor x = special_values(dt);
+      // LibTorch 2.x's vectorized CPU gelu was seen to give NaN at +inf (its erf), where the prelude,
+      // ATen's float64 kernel and CUDA give +inf: infinities are left out of gelu's values there
+      // (checks judge such elements with the float64 reference, docs/oracles.md).
+      if (op == "gelu" && is_floating(dt) && aten_gelu_of_infinity_is_nan(dt)) x = x.masked_fill(x.isinf(), 0.0);
       for (const std::string& attrs : op == "gelu" ? std::vector<std::string>{"", ", approximate: tanh"}
                                                    : std::vector<std::string>{""}) {
         std::string text = one_node_model(input_line("x", dt, x), "op: " + op + ", args: [x]" + attrs);
@@ -185,10 +204,11 @@ TEST(Interpreter, NumbersPromoteAsWrappedNumbers) {
   EXPECT_GT(checked, 1500);
 }
 
-TEST(Interpreter, HalfTimesNumberRoundsTheNumberFirst) {
-  // ATen converts 0.1 to float16 (0.0999755859375) before multiplying: 11 * 0.1 gives 1.0996,
-  // not 1.1.
-  at::Tensor x = at::tensor({1.0, 3.0, 7.0, 11.0}).to(at::kHalf);
+TEST(Interpreter, HalfTimesNumberFollowsATen) {
+  // LibTorch 1.13 converts 0.1 to float16 (0.0999755859375) before multiplying (11 * 0.1 gives
+  // 1.0996, 1.5 * 0.1 0.14990); 2.x keeps it float32 (1.5 * 0.1 gives 0.15002). The lowering asks
+  // ATen which (aten_semantics.h) and must match it exactly either way.
+  at::Tensor x = at::tensor({1.0, 1.5, 3.0, 7.0, 11.0}).to(at::kHalf);
   EXPECT_EQ(check_model(one_node_model(input_line("x", DType::Float16, x), "op: mul, args: [x, 0.1]"), {x}, 0, 0),
             Outcome::Checked);
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compiler/aten/aten_convert.h"
+#include "compiler/aten/aten_semantics.h"
 #include "compiler/aten/eager_executor.h"
 #include "compiler/kernel/interpreter.h"
 #include "compiler/kernel/lower.h"
@@ -44,7 +45,9 @@ inline GroupRun run_group(const Graph& g, const FusionGroup& group, const std::m
                           const DimBindings& bindings, const LowerOptions& lower_options = {},
                           const InterpretOptions& interpret_options = {}) {
   GroupRun run;
-  run.lowered = lower_group(g, g.body, group, "k", lower_options);
+  LowerOptions lower = lower_options;
+  lower.half_numbers_in_float32 = aten_semantics(c10::Device(c10::kCPU)).half_numbers_in_float32;  // as the runtime
+  run.lowered = lower_group(g, g.body, group, "k", lower);
   const LoweredKernel& lk = run.lowered;
   std::vector<int64_t> iter = iteration_sizes(lk, bindings);
   std::vector<BufferBinding> buffers;
