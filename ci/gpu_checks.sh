@@ -66,7 +66,7 @@ export GBCHECK_CACHE_DIR=$PWD/$build/kernel-cache
 
 # The test binaries that touch CUDA; each case of them runs here, none skips.
 if step gputests; then
-  for t in cuda_test gbc_cuda_test cuda_corpus_test "codegen_test --gtest_filter=CudaCodegen*"; do
+  for t in cuda_test gbc_cuda_test cuda_corpus_test "codegen_test --gtest_filter=CudaCodegen*:*CudaPtx*" "aten_test --gtest_filter=AtenSemantics*:EagerExecutor*"; do
     name=${t%% *}
     [ -x $bin/$name ] || { note "test $name: NOT BUILT"; continue; }
     have 60 || { note "test $name: skipped (budget)"; continue; }
@@ -77,16 +77,19 @@ if step gputests; then
   done
 fi
 
-# Every corpus and bench model on the GPU: gbc and gbc-cudagraphs against eager.
+# Every corpus and bench model on the GPU: gbc and gbc-cudagraphs against eager (3 cases; the
+# large bench models 1, their float64 reference is computed on the CPU). GPU_CHECK_MODELS narrows
+# the list (a shell glob).
 if step corpus && [ -x $bin/gbcheck ]; then
-  for m in corpus/examples/*.yaml corpus/faults/*.yaml bench/models/*.yaml bench/models/cuda/*.yaml; do
+  for m in ${GPU_CHECK_MODELS:-corpus/examples/*.yaml corpus/faults/*.yaml bench/models/*.yaml bench/models/cuda/*.yaml}; do
     have 40 || { note "check $m: skipped (budget)"; continue; }
     name=$(echo "$m" | tr '/' '_'); name=${name%.yaml}
-    timeout 120 $bin/gbcheck check "$m" --device cuda -b gbc -b gbc-cudagraphs -n 3 \
+    cases=3; [[ $m == bench/* ]] && cases=1
+    timeout 120 $bin/gbcheck check "$m" --device cuda -b gbc -b gbc-cudagraphs -n $cases \
       --json "$logs/check_$name.json" > "$logs/check_$name.log" 2>&1
     rc=$?
     note "check $m: exit $rc | $(grep -E '^  (gbc|gbc-cudagraphs) ' "$logs/check_$name.log" | sed 's/  */ /g' | cut -c1-160 | tr '\n' '|')"
-    [ $rc -eq 0 ] || tail -15 "$logs/check_$name.log"
+    [ $rc -eq 0 ] || grep -v '^\*\*\*' "$logs/check_$name.log" | tail -12
   done
 fi
 
@@ -136,23 +139,29 @@ if step nnc && [ -x $bin/gbcheck ]; then
   done
 fi
 
-# Details of CPU tests that failed on LibTorch 2.x: the failing cases' output, a crash's backtrace.
+# Details of CPU tests that failed on LibTorch 2.x: the failing cases' output, a crash's backtrace,
+# and whether gbc's CPU path (host compiler + dlopen) works here at all.
 if step diagnose; then
+  if [ -x $bin/gbcheck ] && have 30; then
+    timeout 60 $bin/gbcheck check corpus/examples/mlp.yaml --device cpu -b gbc -n 2 > "$logs/diag_cpu_check.log" 2>&1
+    note "gbc on the CPU here: exit $? | $(grep -E '^  gbc ' "$logs/diag_cpu_check.log" | sed 's/  */ /g' | cut -c1-120)"
+    tail -5 "$logs/diag_cpu_check.log"
+  fi
   if [ -x $bin/kernel_test ] && have 30; then
     timeout 120 $bin/kernel_test --gtest_filter='Interpreter.*' > "$logs/diag_kernel_test.log" 2>&1
     note "kernel_test Interpreter.*: exit $?"
-    grep -A8 'Failure' "$logs/diag_kernel_test.log" | head -60
+    grep -A8 'Failure' "$logs/diag_kernel_test.log" | head -30
   fi
   if [ -x $bin/codegen_test ] && have 40; then
     timeout 120 $bin/codegen_test --gtest_filter='PreludeMath.*' > "$logs/diag_prelude.log" 2>&1
     note "codegen_test PreludeMath.*: exit $?"
-    grep -A8 'Failure' "$logs/diag_prelude.log" | head -40
+    grep -A8 'Failure' "$logs/diag_prelude.log" | head -30
     gdb=$(command -v cuda-gdb || true)
     if [ -n "$gdb" ]; then
       timeout 120 "$gdb" -batch -ex run -ex bt -ex 'info sharedlibrary' --args $bin/codegen_test \
         --gtest_filter=CpuCompiler.MissingKernelIsReported > "$logs/diag_segv.log" 2>&1
       note "codegen_test CpuCompiler under cuda-gdb: exit $?"
-      grep -A25 'SIGSEGV' "$logs/diag_segv.log" | head -40
+      grep -B2 -A25 'SIGSEGV' "$logs/diag_segv.log" | head -45
     fi
   fi
 fi

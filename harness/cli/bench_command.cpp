@@ -26,6 +26,9 @@ std::string pad(std::string s, size_t width, bool right = false) {
   return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
 }
 
+// Three significant digits or more: 2.46, 41.3, 3871.
+std::string gbs_text(double gbs) { return fmt(gbs < 10 ? "%.2f" : gbs < 100 ? "%.1f" : "%.0f", gbs); }
+
 void print_bench(std::ostream& out, const BenchReport& rep) {
   std::string dims;
   for (const auto& [name, value] : rep.dims) dims += (dims.empty() ? "" : ", ") + name + "=" + std::to_string(value);
@@ -49,13 +52,13 @@ void print_bench(std::ostream& out, const BenchReport& rep) {
         << pad(fmt("%.1f", r.first_call_ms), 15, true) << pad(eager ? "-" : std::to_string(r.stats.graphs), 8, true)
         << pad(eager ? "-" : std::to_string(r.stats.fusion_groups), 9, true)
         << pad(eager ? "-" : std::to_string(r.stats.graph_breaks), 8, true)
-        << pad(eager ? "-" : std::to_string(r.stats.fallbacks), 11, true) << pad(fmt("%.0f", rep.gbs(r.median_ms)), 9, true)
+        << pad(eager ? "-" : std::to_string(r.stats.fallbacks), 11, true) << pad(gbs_text(rep.gbs(r.median_ms)), 9, true)
         << pad(rep.copy_ms > 0 ? fmt("%.0f%%", 100.0 * rep.gbs(r.median_ms) / rep.copy_gbs()) : "-", 8, true) << "\n";
   }
   out << "GB/s: the " << fmt("%.1f", static_cast<double>(rep.bytes_moved) / (1 << 20))
       << " MiB every implementation must move (inputs read once, outputs written once) over the median; % copy: "
          "of a device copy of as many bytes ("
-      << fmt("%.3f", rep.copy_ms) << " ms, " << fmt("%.0f", rep.copy_gbs()) << " GB/s)\n";
+      << fmt("%.3f", rep.copy_ms) << " ms, " << gbs_text(rep.copy_gbs()) << " GB/s)\n";
   for (const BenchResult& r : rep.results) {
     if (r.profile.empty()) continue;
     out << "\n" << r.backend << " profile (" << rep.repeat << " runs, " << fmt("%.3f", r.profiled_ms) << " ms):\n";
