@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "compiler/support/cache_dir.h"
+#include "compiler/support/file_tree.h"
 #include "compiler/support/hash.h"
 #include "compiler/support/log.h"
 
@@ -214,12 +215,12 @@ std::string precompiled_header_dir(const std::string& header, std::vector<std::s
   if (r.status != 0 || !fs::exists(work + gch, ec)) {
     GBC_LOG(debug) << "cpu kernel cache: no precompiled header (" << r.error << r.output << ")";
     failed.insert(dir);
-    fs::remove_all(work, ec);
+    remove_tree(work, ec);
     return "";
   }
   fs::remove(work + "/log.txt", ec);
   // A whole folder appears at once; when another process got there first, its folder serves.
-  if (std::rename(work.c_str(), dir.c_str()) != 0) fs::remove_all(work, ec);
+  if (std::rename(work.c_str(), dir.c_str()) != 0) remove_tree(work, ec);
   return fs::exists(dir + gch, ec) ? dir : "";
 }
 
@@ -297,7 +298,7 @@ CpuCompileResult compile_cpu(const std::string& source, const std::vector<std::s
     out << text;
     if (!out.flush()) {
       result.log = "cannot write " + src + ": " + std::strerror(errno);
-      fs::remove_all(work, ec);
+      remove_tree(work, ec);
       return result;
     }
   }
@@ -312,7 +313,7 @@ CpuCompileResult compile_cpu(const std::string& source, const std::vector<std::s
   if (run_result.status != 0 || !fs::exists(built, ec)) {
     if (!run_result.error.empty()) result.log += run_result.error;
     else result.log += "\n" + cxx.command.back() + " exited with status " + std::to_string(run_result.status);
-    fs::remove_all(work, ec);
+    remove_tree(work, ec);
     result.compile_ms = ms_since(start);
     return result;
   }
@@ -324,7 +325,7 @@ CpuCompileResult compile_cpu(const std::string& source, const std::vector<std::s
   }
   result.ok = load(library, kernel_names, result);
   // The mapping outlives the files: a library loaded from the work folder stays usable.
-  fs::remove_all(work, ec);
+  remove_tree(work, ec);
   result.compile_ms = ms_since(start);
   return result;
 }
@@ -371,7 +372,7 @@ CacheClearResult clear_cache(const std::string& dir) {
   CacheClearResult result;
   std::error_code ec;
   for (const auto& [path, bytes] : cache_entries(dir)) {
-    if (fs::remove_all(path, ec) > 0 && !ec) {
+    if (remove_tree(path.string(), ec) > 0 && !ec) {
       result.removed.push_back(path.string());
       result.bytes += bytes;
     }

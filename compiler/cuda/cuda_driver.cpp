@@ -169,4 +169,10 @@ CUcontext CudaDriver::ensure_context(int device) {
   return context;
 }
 
+std::string CudaDriver::synchronize_status(int device) {
+  ensure_context(device);
+  const CUresult result = cuCtxSynchronize();
+  return result == CUDA_SUCCESS ? "" : error_text(result);
+}
+
 }  // namespace gbc

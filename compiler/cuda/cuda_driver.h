@@ -53,6 +53,11 @@ class CudaDriver {
   /// context and makes it current. The primary context is the one LibTorch uses, so tensors it
   /// allocates and kernels we launch share one address space. Retained for the process lifetime.
   CUcontext ensure_context(int device = 0);
+  /// Waits for all work of `device`'s primary context; "" when it completed, else the error the
+  /// device reported ("CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)").
+  /// A kernel's fault is reported at the next synchronization, and sticks to the context: every
+  /// later call fails too.
+  std::string synchronize_status(int device = 0);
 
   // Driver entry points; null when !available().
   CUresult (*cuInit)(unsigned int flags) = nullptr;

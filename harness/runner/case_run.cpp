@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "compiler/aten/eager_executor.h"
+#include "compiler/cuda/cuda_driver.h"
 #include "compiler/passes/upcast_fp64.h"
 #include "harness/inputs/rng.h"
 #include "oracles/determinism_oracle.h"
@@ -202,6 +203,14 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
         try {
           at::manual_seed(seed);
           c.out = paths[p].backend->run(c.in);
+          // A kernel's fault on the GPU surfaces at the next synchronization, wherever that is:
+          // wait here, so that it is blamed on the path that launched the kernel.
+          if (device_.is_cuda()) {
+            if (std::string fault = CudaDriver::get().synchronize_status(0); !fault.empty()) {
+              pr.error = "the GPU faulted running this path's kernels: " + fault;
+              result.device_lost = paths[p].backend->name() + ": " + fault;
+            }
+          }
         } catch (const OpError& e) {
           pr.error = e.what();
           pr.error_loc = e.loc();
@@ -217,6 +226,12 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
         if (!pr.error.empty() && plan_.iterating) pr.error += " (at step " + std::to_string(s) + ")";
       };
       run_path(run.main);
+      if (!result.device_lost.empty()) {
+        for (PathResult& other : result.paths)
+          if (other.error.empty() && &other != &pr)
+            other.error = "not run: the GPU faulted before (" + result.device_lost + ")";
+        return result;
+      }
       if (!pr.error.empty()) continue;
       if (run.check_determinism) {
         run_path(run.again);

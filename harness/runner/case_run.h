@@ -39,6 +39,9 @@ struct CaseResult {
   std::string eager_error;  // eager raised: the model cannot run on these inputs
   SourceLoc eager_error_loc;
   std::string unusable;  // eager disagreed with itself
+  // A path's kernels faulted on the GPU (the message): the CUDA context is unusable for the rest of
+  // the process, so this case stops here and no later case can run.
+  std::string device_lost;
   std::vector<PathResult> paths;
 };
 

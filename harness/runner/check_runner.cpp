@@ -232,11 +232,18 @@ CheckReport run_check(const Model& model, const RunOptions& opt) {
       ++br.cases_failed;
       if (static_cast<int>(br.failures.size()) >= opt.max_failures_kept) continue;
       CaseFailure f = make_failure(tc, pr);
-      if (br.failures.empty() && opt.max_shrink_tries > 0)
+      if (br.failures.empty() && opt.max_shrink_tries > 0 && cr.device_lost.empty())
         shrink_failure(model, opt, *infos[bi], gen, runner, tc, pr, f);
       br.failures.push_back(std::move(f));
     }
     if (opt.on_progress) opt.on_progress(k - first + 1, end - first);
+    if (!cr.device_lost.empty()) {
+      // The CUDA context is unusable after a kernel fault: nothing more can run in this process.
+      const std::string note = "case " + std::to_string(k) + " stopped the check: the GPU faulted (" + cr.device_lost +
+                               ") and a faulted CUDA context cannot run anything more; later cases were not run";
+      for (BackendReport& br : rep.backends) br.notes.push_back(note);
+      break;
+    }
   }
   rep.print_output = prints.str();
   for (size_t bi = 0; bi < backends.size(); ++bi) {

@@ -15,6 +15,7 @@
 
 #include "harness/cli/cli.h"
 #include "harness/runner/check_report.h"
+#include "compiler/support/file_tree.h"
 
 namespace gbc {
 namespace {
@@ -28,13 +29,13 @@ class CacheCommand : public ::testing::Test {
   void SetUp() override {
     if (const char* env = std::getenv("GBCHECK_CACHE_DIR")) saved_env_ = env;
     root_ = fs::temp_directory_path() / ("gbcheck-cache-command-test-" + std::to_string(getpid()));
-    fs::remove_all(root_);
+    { std::error_code ignored; remove_tree(fs::path(root_).string(), ignored); }
     write(root_ / "cpu" / (kKey + ".so"), 100);
     write(root_ / "cpu" / "README.txt", 7);  // not an entry
     write(root_ / "cuda" / kKey, 50);
   }
   void TearDown() override {
-    fs::remove_all(root_);
+    { std::error_code ignored; remove_tree(fs::path(root_).string(), ignored); }
     if (saved_env_) setenv("GBCHECK_CACHE_DIR", saved_env_->c_str(), 1);
     else unsetenv("GBCHECK_CACHE_DIR");
   }

@@ -3,6 +3,7 @@
 // log, a shared header is precompiled once per folder (and a damaged one is harmless), and
 // clear_cache removes cache entries only.
 #include "compiler/codegen/cpu_compiler.h"
+#include "compiler/support/file_tree.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -26,7 +27,7 @@ class TempDir {
   }
   ~TempDir() {
     std::error_code ec;
-    fs::remove_all(path_, ec);
+    remove_tree(fs::path(path_).string(), ec);
   }
   const std::string& path() const { return path_; }
   std::vector<std::string> files() const {
@@ -255,3 +256,50 @@ TEST(CpuCompiler, ClearCacheRemovesEntriesOnly) {
 
 }  // namespace
 }  // namespace gbc::codegen
+
+namespace gbc {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(RemoveTree, RemovesNestedFoldersAndLinksNotTheirTargets) {
+  const fs::path root = fs::temp_directory_path() / ("gbc-remove-tree-" + std::to_string(getpid()));
+  const fs::path outside = fs::temp_directory_path() / ("gbc-remove-tree-target-" + std::to_string(getpid()));
+  std::error_code ec;
+  fs::create_directories(root / "a" / "b");
+  fs::create_directories(outside);
+  std::ofstream(root / "a" / "b" / "f.txt") << "x";
+  std::ofstream(root / "g.txt") << "y";
+  std::ofstream(outside / "keep.txt") << "z";
+  fs::create_directory_symlink(outside, root / "a" / "link");
+  EXPECT_EQ(remove_tree(root.string(), ec), 6u) << ec.message();  // root, a, b, f.txt, g.txt, link
+  EXPECT_FALSE(ec) << ec.message();
+  EXPECT_FALSE(fs::exists(root));
+  EXPECT_TRUE(fs::exists(outside / "keep.txt")) << "a link is removed, never followed";
+  EXPECT_EQ(remove_tree(root.string(), ec), 0u);
+  EXPECT_FALSE(ec) << "a missing path is no error";
+  remove_tree(outside.string(), ec);
+}
+
+// pip's LibTorch 2.x binds std::filesystem::remove_all to a copy that crashes (file_tree.h): the
+// tree must keep using remove_tree, which CI cannot notice otherwise (Debian's LibTorch is fine).
+TEST(RemoveTree, NoSourceCallsStdFilesystemRemoveAll) {
+  std::vector<std::string> offenders;
+  for (const char* folder : {"compiler", "harness", "oracles", "tests"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(GBCHECK_SOURCE_DIR) / folder)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".cpp" && ext != ".h") continue;
+      std::ifstream in(entry.path());
+      std::string line;
+      for (int n = 1; std::getline(in, line); ++n) {
+        const size_t at = line.find("remove_all(");
+        if (at == std::string::npos || line.find("//") < at || line.find("find(\"remove_all") != std::string::npos) continue;
+        offenders.push_back(entry.path().string() + ":" + std::to_string(n));
+      }
+    }
+  }
+  EXPECT_TRUE(offenders.empty()) << "use gbc::remove_tree (compiler/support/file_tree.h) at: " << offenders.front();
+}
+
+}  // namespace
+}  // namespace gbc

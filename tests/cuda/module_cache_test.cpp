@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/support/cache_dir.h"
+#include "compiler/support/file_tree.h"
 
 namespace gbc {
 namespace {
@@ -24,7 +25,7 @@ class ModuleCacheTest : public ::testing::Test {
     root_ = pattern;
     dir_ = (root_ / "cuda").string();
   }
-  void TearDown() override { fs::remove_all(root_); }
+  void TearDown() override { { std::error_code ignored; remove_tree(fs::path(root_).string(), ignored); } }
 
   static void write_file(const fs::path& path, const std::string& bytes) {
     std::ofstream out(path, std::ios::binary);

@@ -19,6 +19,7 @@
 #include "harness/model/model_loader.h"
 #include "harness/repro/repro_sources.h"
 #include "harness/repro/tensor_files.h"
+#include "compiler/support/file_tree.h"
 
 namespace gbc {
 namespace {
@@ -40,7 +41,7 @@ std::string read(const fs::path& p) {
 }
 
 ReproResult repro(const std::string& kind, const std::string& fault, const fs::path& out) {
-  fs::remove_all(out);
+  { std::error_code ignored; remove_tree(fs::path(out).string(), ignored); }
   Model model = load_model_file(std::string(GBCHECK_SOURCE_DIR) + "/corpus/faults/" + kind + ".yaml");
   ReproOptions o;
   o.run = run_options_from_model(model);

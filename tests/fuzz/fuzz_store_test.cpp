@@ -14,6 +14,7 @@
 
 #include "harness/store/store_merge.h"
 #include "harness/store/store_report.h"
+#include "compiler/support/file_tree.h"
 
 namespace gbc {
 namespace {
@@ -25,10 +26,10 @@ class FuzzStoreTest : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("gbcheck-store-test-" + std::to_string(::getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    { std::error_code ignored; remove_tree(fs::path(dir_).string(), ignored); }
     fs::create_directories(dir_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { { std::error_code ignored; remove_tree(fs::path(dir_).string(), ignored); } }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   static RunInfo run_spec(int shard = 0, int shards = 1) {
