@@ -2,20 +2,48 @@
 
 #include <ATen/ATen.h>
 
+#include <functional>
 #include <map>
 #include <mutex>
 
 namespace gbc {
 namespace {
 
+float half(float v) { return static_cast<float>(c10::Half(v)); }
+
+// One probe: x (a float16 tensor element) op s (a number), with values where rounding s to
+// float16 first changes the float16 (or bool) result.
+struct Probe {
+  const char* op;
+  float x, s;
+  std::function<at::Tensor(const at::Tensor&, double)> aten;
+  std::function<float(float, float)> math;  // in float32, the result then rounded to float16
+  bool boolean = false;
+};
+
 AtenSemantics probe(c10::Device device) {
-  AtenSemantics s;
-  // 1.5 * 0.1 in float16: 0.1500244140625 with 0.1 kept in float32, 0.14990234375 with 0.1 rounded
-  // to float16 (0.0999755859375) first.
-  const at::Tensor x = at::full({1}, 1.5, at::TensorOptions().dtype(at::kHalf).device(device));
-  const float got = x.mul(0.1).to(at::kFloat).cpu().item<float>();
-  s.half_numbers_in_float32 = got == static_cast<float>(c10::Half(1.5f * 0.1f));
-  return s;
+  const std::vector<Probe> probes = {
+      {"add", -0.1001f, 0.1f, [](const at::Tensor& t, double s) { return t.add(s); }, [](float a, float b) { return a + b; }},
+      {"sub", 0.1001f, 0.1f, [](const at::Tensor& t, double s) { return t.sub(s); }, [](float a, float b) { return a - b; }},
+      {"mul", 1.5f, 0.1f, [](const at::Tensor& t, double s) { return t.mul(s); }, [](float a, float b) { return a * b; }},
+      {"div", 1.5f, 0.1f, [](const at::Tensor& t, double s) { return t.div(s); }, [](float a, float b) { return a / b; }},
+      {"eq", 0.1f, 0.1f, [](const at::Tensor& t, double s) { return t.eq(s); }, [](float a, float b) { return float(a == b); }, true},
+      {"ne", 0.1f, 0.1f, [](const at::Tensor& t, double s) { return t.ne(s); }, [](float a, float b) { return float(a != b); }, true},
+      {"lt", 0.1f, 0.1f, [](const at::Tensor& t, double s) { return t.lt(s); }, [](float a, float b) { return float(a < b); }, true},
+      {"le", 0.1001f, 0.1f, [](const at::Tensor& t, double s) { return t.le(s); }, [](float a, float b) { return float(a <= b); }, true},
+      {"gt", 0.1001f, 0.1f, [](const at::Tensor& t, double s) { return t.gt(s); }, [](float a, float b) { return float(a > b); }, true},
+      {"ge", 0.1f, 0.1f, [](const at::Tensor& t, double s) { return t.ge(s); }, [](float a, float b) { return float(a >= b); }, true},
+  };
+  AtenSemantics semantics;
+  for (const Probe& p : probes) {
+    const at::Tensor x = at::full({1}, p.x, at::TensorOptions().dtype(at::kHalf).device(device));
+    const float got = p.aten(x, p.s).to(at::kFloat).cpu().item<float>();
+    const float hx = half(p.x);
+    const float kept = p.boolean ? p.math(hx, p.s) : half(p.math(hx, p.s));
+    const float rounded = p.boolean ? p.math(hx, half(p.s)) : half(p.math(hx, half(p.s)));
+    if (got == kept && kept != rounded) semantics.half_numbers_in_float32.insert(p.op);
+  }
+  return semantics;
 }
 
 }  // namespace

@@ -7,16 +7,20 @@
 
 #include <c10/core/Device.h>
 
+#include <set>
+#include <string>
+
 namespace gbc {
 
 struct AtenSemantics {
-  /// A float16/bfloat16 tensor op a Python number (x * 0.1): ATen computes in float32 with the
-  /// number as float32 (LibTorch 2.x; CUDA kernels), rather than rounding the number to the
-  /// tensor's dtype first (LibTorch 1.13 on the CPU): 1.5 * 0.1 is then 0.15002 in float16, not 0.14990.
-  bool half_numbers_in_float32 = false;
+  /// Binary ops (add, sub, mul, div, and the comparisons) for which ATen uses a Python number next
+  /// to a float16/bfloat16 tensor as float32 (opmath), instead of rounding it to the tensor's dtype
+  /// first. LibTorch 1.13's CPU kernels round it for every op; 2.x keeps it for mul and div
+  /// (1.5 * 0.1 is 0.15002 in float16 there, 0.14990 in 1.13) and rounds it for add and sub.
+  std::set<std::string> half_numbers_in_float32;
 };
 
-/// Probed on the first call for each device type (a one-element op there), then cached.
+/// Probed on the first call for each device type (one-element ops there), then cached.
 const AtenSemantics& aten_semantics(c10::Device device);
 
 }  // namespace gbc

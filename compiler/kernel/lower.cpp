@@ -186,15 +186,17 @@ class Lowerer {
     return e;
   }
 
-  ExprPtr number_expr(const Scalar& s, DType dtype) const {
+  // keep_float32: a number next to a float16/bfloat16 tensor in an op for which ATen keeps it
+  // float32 (LowerOptions::half_numbers_in_float32).
+  ExprPtr number_expr(const Scalar& s, DType dtype, bool keep_float32 = false) const {
     const bool half = dtype == DType::Float16 || dtype == DType::BFloat16;
-    NumberValue v = convert_number(s, half && options_.half_numbers_in_float32 ? DType::Float32 : dtype);
+    NumberValue v = convert_number(s, half && keep_float32 ? DType::Float32 : dtype);
     return v.integral ? mk(kir::constant_int(compute_dtype(dtype), v.i)) : constant(dtype, v.f);
   }
 
   // The operand converted to the common dtype `to`.
-  ExprPtr as(const Operand& o, DType to) const {
-    return o.is_number() ? number_expr(o.number, to) : convert(o.expr, o.dtype, to);
+  ExprPtr as(const Operand& o, DType to, bool keep_float32 = false) const {
+    return o.is_number() ? number_expr(o.number, to, keep_float32) : convert(o.expr, o.dtype, to);
   }
 
   int input_buffer(ValueId v, Level level, size_t consumer_rank) {
@@ -310,8 +312,9 @@ class Lowerer {
     const std::string& name = node.op;
     DType common = result_type({ops[0].promotion, ops[1].promotion});
     static const std::vector<std::string> boolean = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"};
+    const bool keep = options_.half_numbers_in_float32.count(name) != 0;
     if (std::find(boolean.begin(), boolean.end(), name) != boolean.end())
-      return op(name, DType::Bool, {as(ops[0], common), as(ops[1], common)});
+      return op(name, DType::Bool, {as(ops[0], common, keep), as(ops[1], common, keep)});
     // Arithmetic computes in the result type (true division of integers in float32: `out`).
     if (name == "pow" && ops[1].is_number()) return lower_pow_number(ops[0], ops[1].number, out);
     if (options_.fault == InjectedFault::Const && is_floating(out) && (ops[0].is_number() || ops[1].is_number()) &&
@@ -323,7 +326,7 @@ class Lowerer {
       ExprPtr first = op(name == "maximum" ? "gt" : "lt", DType::Bool, {a, b});
       return op("where", compute_dtype(out), {first, a, b});
     }
-    return op(name, compute_dtype(out), {as(ops[0], out), as(ops[1], out)});
+    return op(name, compute_dtype(out), {as(ops[0], out, keep), as(ops[1], out, keep)});
   }
 
   // InjectedFault::Const: a number operand lowered 2^-7 of its magnitude (at least 2^-7) too large.

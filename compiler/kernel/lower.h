@@ -12,6 +12,7 @@
 // Tests: tests/kernel/lower_test.cpp, tests/kernel/interpreter_test.cpp.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,9 @@ struct LoweredKernel {
 struct LowerOptions {
   enum class Target { Cpu, Cuda } target = Target::Cpu;
   InjectedFault fault = InjectedFault::None;  // --inject-fault (fault_injection.h); lowering holds const and nan-drop
-  // Numbers next to float16/bfloat16 tensors stay float32 instead of being rounded to the tensor's
-  // dtype: what ATen does where compiler/aten/aten_semantics.h says so (the runtime asks it).
-  bool half_numbers_in_float32 = false;
+  // Binary ops whose numbers next to float16/bfloat16 tensors stay float32 instead of being rounded
+  // to the tensor's dtype: what ATen does for them (compiler/aten/aten_semantics.h; the runtime asks).
+  std::set<std::string> half_numbers_in_float32;
 };
 
 LoweredKernel lower_group(const Graph& graph, const Block& block, const FusionGroup& group,

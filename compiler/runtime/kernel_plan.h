@@ -10,6 +10,7 @@
 // Tests: tests/runtime/kernel_plan_test.cpp.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,7 @@ struct PlanOptions {
   bool capture_scalar_outputs = false;       // an item step in a region is deliberate
   LowerOptions::Target target = LowerOptions::Target::Cpu;
   InjectedFault fault = InjectedFault::None; // --inject-fault: the kernels are built with this bug
-  bool half_numbers_in_float32 = false;      // LowerOptions: ATen's semantics on the target device
+  std::set<std::string> half_numbers_in_float32;  // LowerOptions: ATen's semantics on the target device
 };
 
 struct KernelPlan {

@@ -153,9 +153,18 @@ TEST(PreludeMath, SpecialValuesAreATens) {
   for (const auto& [name, fns] : cases) {
     const at::Tensor want = fns.first(t).contiguous();
     const float* w = want.data_ptr<float>();
+    // ATen in float64, rounded to float: where ATen's float32 result is NaN or infinite and this is
+    // not, ATen's float32 kernel is the one that is wrong (LibTorch 2.x's vectorized gelu gives NaN
+    // at +inf and overflows at FLT_MAX), and the element says nothing about the prelude.
+    const at::Tensor want64 = fns.first(t.to(at::kDouble)).to(at::kFloat).contiguous();
+    const float* w64 = want64.data_ptr<float>();
     for (size_t i = 0; i < x.size(); ++i) {
       const float got = fns.second(x[i]);
       SCOPED_TRACE(name + "(" + std::to_string(x[i]) + ")");
+      if (!std::isfinite(w[i]) && (std::isnan(w[i]) != std::isnan(w64[i]) || std::isinf(w[i]) != std::isinf(w64[i]))) {
+        EXPECT_TRUE(got == w64[i] || (std::isnan(got) && std::isnan(w64[i]))) << got << " vs ATen's float64 " << w64[i];
+        continue;
+      }
       EXPECT_EQ(std::isnan(got), std::isnan(w[i])) << got << " vs ATen " << w[i];
       if (std::isinf(w[i]) || std::isinf(got)) {
         EXPECT_EQ(got, w[i]);

@@ -46,7 +46,7 @@ inline GroupRun run_group(const Graph& g, const FusionGroup& group, const std::m
                           const InterpretOptions& interpret_options = {}) {
   GroupRun run;
   LowerOptions lower = lower_options;
-  lower.half_numbers_in_float32 = aten_semantics(c10::Device(c10::kCPU)).half_numbers_in_float32;  // as the runtime
+  lower.half_numbers_in_float32 = aten_semantics(c10::Device(c10::kCPU)).half_numbers_in_float32;  // as the runtime does
   run.lowered = lower_group(g, g.body, group, "k", lower);
   const LoweredKernel& lk = run.lowered;
   std::vector<int64_t> iter = iteration_sizes(lk, bindings);
