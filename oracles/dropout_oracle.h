@@ -10,7 +10,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "harness/model/check_config.h"
+#include "oracles/tolerance.h"
 #include "oracles/verdict.h"
 
 namespace gbc {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/model/check_config.h"
+#include "oracles/tolerance.h"
 #include "oracles/error_stat.h"
 
 namespace gbc {

@@ -6,7 +6,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "harness/model/check_config.h"
+#include "oracles/tolerance.h"
 #include "oracles/error_stat.h"
 #include "oracles/verdict.h"
 

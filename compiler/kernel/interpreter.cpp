@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "compiler/kernel/kernel_prelude.h"
+#include "compiler/ir/kernel_prelude.h"
 
 namespace gbc {
 namespace {

@@ -10,8 +10,8 @@
 #include <optional>
 #include <tuple>
 
+#include "compiler/ir/kernel_prelude.h"
 #include "compiler/ir/op_schema.h"
-#include "compiler/kernel/kernel_prelude.h"
 
 namespace gbc {
 namespace {

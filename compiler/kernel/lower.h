@@ -1,4 +1,4 @@
-// Lowering of one fusion group (compiler/passes/partition.h) to a kernel (kernel_ir.h).
+// Lowering of one fusion group (compiler/partition/partition.h) to a kernel (kernel_ir.h).
 //
 // Each member node becomes expressions with ATen's exact dtype rules made explicit as Casts:
 // binary ops compute in the result type, comparisons and logical ops in the promoted common type,
@@ -18,7 +18,7 @@
 
 #include "compiler/ir/graph.h"
 #include "compiler/kernel/kernel_ir.h"
-#include "compiler/passes/partition.h"
+#include "compiler/partition/partition.h"
 
 namespace gbc {
 

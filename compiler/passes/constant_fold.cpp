@@ -5,8 +5,8 @@
 #include <optional>
 #include <type_traits>
 
+#include "compiler/ir/kernel_prelude.h"
 #include "compiler/ir/op_schema.h"
-#include "compiler/kernel/kernel_prelude.h"
 #include "compiler/passes/effects.h"
 #include "compiler/passes/graph_rewrite.h"
 

@@ -9,8 +9,8 @@
 
 #include <vector>
 
-#include "compiler/backends/backend.h"
 #include "compiler/ir/graph.h"
+#include "compiler/runtime/compile_event.h"
 #include "compiler/runtime/graph_breaks.h"
 
 namespace gbc {

@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
-#include "compiler/backends/backend.h"
 #include "compiler/ir/graph.h"
+#include "compiler/runtime/compile_event.h"
 
 namespace gbc {
 

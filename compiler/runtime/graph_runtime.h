@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/backends/backend.h"
+#include "compiler/runtime/backend_interface.h"
 #include "compiler/runtime/capture.h"
 #include "compiler/runtime/dim_binding.h"
 #include "compiler/runtime/guards.h"

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "compiler/backends/backend.h"
 #include "compiler/ir/graph.h"
 #include "compiler/kernel/lower.h"
-#include "compiler/passes/partition.h"
+#include "compiler/partition/partition.h"
+#include "compiler/runtime/compile_event.h"
 #include "compiler/runtime/param_steps.h"
 
 namespace gbc {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "compiler/ir/graph.h"
-#include "compiler/passes/partition.h"
+#include "compiler/partition/partition.h"
 
 namespace gbc {
 

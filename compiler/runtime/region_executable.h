@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "compiler/aten/runtime_value.h"
-#include "compiler/backends/backend.h"
 #include "compiler/ir/graph.h"
+#include "compiler/runtime/backend_interface.h"
 #include "compiler/runtime/profile.h"
 
 namespace gbc {

@@ -3,7 +3,7 @@
 // way and nothing is swallowed. Tests: tests/runtime/backends_test.cpp.
 #pragma once
 
-#include "compiler/backends/backend.h"
+#include "compiler/runtime/compile_event.h"
 
 namespace gbc {
 

@@ -2,16 +2,6 @@
 
 namespace gbc {
 
-Tolerance default_tolerance(DType dtype) {
-  switch (dtype) {
-    case DType::Float16: return {1e-3, 1e-5};
-    case DType::BFloat16: return {1.6e-2, 1e-5};
-    case DType::Float32: return {1.3e-6, 1e-5};
-    case DType::Float64: return {1e-7, 1e-7};
-    default: return {0.0, 0.0};
-  }
-}
-
 Expectation Expectation::for_backend(const std::string& backend) const {
   Expectation e = *this;
   e.per_backend.clear();

@@ -12,16 +12,9 @@
 
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/dtype.h"
+#include "oracles/tolerance.h"
 
 namespace gbc {
-
-struct Tolerance {
-  double rtol = 0.0;
-  double atol = 0.0;
-};
-
-/// torch.testing.assert_close's defaults for a dtype (exact for integers and bool).
-Tolerance default_tolerance(DType dtype);
 
 struct Expectation {
   std::optional<int> graph_breaks;

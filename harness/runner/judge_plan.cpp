@@ -1,5 +1,8 @@
 #include "harness/runner/judge_plan.h"
 
+#include <algorithm>
+
+#include "compiler/ir/op_schema.h"
 #include "compiler/passes/effects.h"
 
 namespace gbc {
@@ -28,7 +31,7 @@ JudgePlan make_judge_plan(const Model& model) {
   const Graph& g = model.graph;
   const CheckConfig& c = model.check;
   JudgePlan p;
-  p.config.oracles = OracleSet::from_config(c);
+  p.config.oracles = OracleSet::from_names(c.oracles);
   p.config.equal_nan = c.equal_nan;
   p.config.stat = ErrorStat::parse(c.error_stat, c.quantile).value_or(ErrorStat{});
   p.config.fp64_multiplier = c.fp64_multiplier;
@@ -80,6 +83,23 @@ JudgePlan make_judge_plan(const Model& model) {
     p.fed_by[static_cast<size_t>(ii)] = oi;
   }
   return p;
+}
+
+Diagnostics validate_oracles(const CheckConfig& check) {
+  Diagnostics d;
+  const auto& known = known_oracle_names();
+  std::string all;
+  for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
+  for (const auto& n : check.oracles) {
+    if (std::find(known.begin(), known.end(), n) != known.end()) continue;
+    std::string close = closest_name(n, known);
+    d.error(check.loc_of("oracle"), "check.oracle: unknown oracle '" + n + "'",
+            close.empty() ? "known oracles: " + all : "did you mean '" + close + "'? known: " + all);
+  }
+  if (!ErrorStat::parse(check.error_stat, check.quantile))
+    d.error(check.loc_of("error_stat"), "check.error_stat: unknown statistic '" + check.error_stat + "'",
+            "use elementwise, max, mean or quantile");
+  return d;
 }
 
 }  // namespace gbc

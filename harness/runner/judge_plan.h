@@ -2,8 +2,10 @@
 // output's tolerance, which graph inputs the model may write into (their values after a run are
 // compared too), which values depend on a training-mode dropout's random mask (they cannot be
 // compared element by element unless the compiled path draws the same mask), the dropout nodes
-// whose results are outputs (judged statistically), and the feedback of check.iterations.
-// Test: tests/oracles/runner_test.cpp.
+// whose results are outputs (judged statistically), and the feedback of check.iterations. The
+// oracles' own settings (which oracles, the error statistic) come from the check: section here, so
+// that oracles/ knows nothing of models. Tests: tests/oracles/runner_test.cpp,
+// tests/oracles/stateful_oracles_test.cpp.
 #pragma once
 
 #include <optional>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir/diagnostics.h"
 #include "harness/model/model.h"
 #include "oracles/output_judge.h"
 
@@ -44,5 +47,8 @@ struct JudgePlan {
 };
 
 JudgePlan make_judge_plan(const Model& model);
+
+/// Unknown names in check.oracle and an unknown check.error_stat, located at their keys.
+Diagnostics validate_oracles(const CheckConfig& check);
 
 }  // namespace gbc

@@ -15,8 +15,8 @@
 
 #include "compiler/codegen/cpu_compiler.h"
 #include "compiler/codegen/embedded_sources.h"
+#include "compiler/ir/kernel_prelude.h"
 #include "compiler/kernel/interpreter.h"
-#include "compiler/kernel/kernel_prelude.h"
 #include "tests/codegen/codegen_test_util.h"
 // After the prelude and the ABI, as in generated sources (for GBC_ROW_CACHE_BYTES).
 #include "compiler/codegen/kernel_support.h"

@@ -15,8 +15,8 @@
 
 #include "compiler/codegen/cpu_compiler.h"
 #include "compiler/codegen/cuda_codegen.h"
+#include "compiler/ir/kernel_prelude.h"
 #include "compiler/kernel/interpreter.h"
-#include "compiler/kernel/kernel_prelude.h"
 #include "tests/codegen/codegen_test_util.h"
 
 namespace gbc {

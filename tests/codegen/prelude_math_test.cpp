@@ -19,7 +19,7 @@
 #include <functional>
 #include <limits>
 
-#include "compiler/kernel/kernel_prelude.h"
+#include "compiler/ir/kernel_prelude.h"
 
 namespace gbc {
 namespace {

@@ -18,7 +18,7 @@
 #include "compiler/kernel/interpreter.h"
 #include "compiler/kernel/lower.h"
 #include "compiler/kernel/specialize.h"
-#include "compiler/passes/partition.h"
+#include "compiler/partition/partition.h"
 #include "tests/aten/aten_test_util.h"
 
 namespace gbc::testing {

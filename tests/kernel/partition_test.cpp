@@ -1,4 +1,4 @@
-// The fusion partitioner (compiler/passes/partition.h) on known graphs: chains fuse, decomposed
+// The fusion partitioner (compiler/partition/partition.h) on known graphs: chains fuse, decomposed
 // normalizations become one reduction kernel, externs, shape changes and barriers split groups,
 // and the step order is a valid schedule on generated graphs.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <random>
 #include <set>
 
-#include "compiler/passes/partition.h"
+#include "compiler/partition/partition.h"
 #include "tests/kernel/kernel_test_util.h"
 
 namespace gbc {

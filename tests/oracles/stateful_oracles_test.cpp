@@ -2,6 +2,7 @@
 // identity) and the oracle selection.
 #include <gtest/gtest.h>
 
+#include "harness/runner/judge_plan.h"
 #include "oracles/drift_oracle.h"
 #include "oracles/dropout_oracle.h"
 #include "oracles/oracle_set.h"
@@ -48,9 +49,9 @@ TEST(DropoutOracleTest, AnotherMaskPassesAWrongScaleOrRateFails) {
 
 TEST(OracleSetTest, SelectionAndValidation) {
   CheckConfig c;
-  EXPECT_EQ(OracleSet::from_config(c).names().size(), known_oracle_names().size());
+  EXPECT_EQ(OracleSet::from_names(c.oracles).names().size(), known_oracle_names().size());
   c.oracles = {"tolerance", "nan_inf"};
-  OracleSet s = OracleSet::from_config(c);
+  OracleSet s = OracleSet::from_names(c.oracles);
   EXPECT_TRUE(s.tolerance && s.nan_inf);
   EXPECT_FALSE(s.fp64 || s.determinism || s.drift);
   EXPECT_FALSE(validate_oracles(c).has_errors());

@@ -1,4 +1,4 @@
-#include "compiler/backends/backend.h"
+#include "compiler/runtime/compile_event.h"
 
 namespace gbc {
 

@@ -1,7 +1,8 @@
 /* Scalar semantics of every elementwise op in gbc's kernels: ATen's, element by element.
- * This file is compiled three ways: into the kernel interpreter (host C++), and embedded verbatim
- * at the top of every generated CPU translation unit and CUDA (NVRTC) source. One definition, so
- * the interpreter and the code generators cannot drift apart.
+ * This file is compiled four ways: into constant folding and the kernel interpreter (host C++),
+ * and embedded verbatim at the top of every generated CPU translation unit and CUDA (NVRTC)
+ * source. One definition, so folding, the interpreter and the code generators cannot drift apart;
+ * it sits with the IR, below the graph passes and the kernels that both use it.
  *
  * Rules (the oracles rely on these):
  * - NaN propagates through maximum/minimum/clamp/relu and every arithmetic op; comparisons with

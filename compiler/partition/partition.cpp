@@ -1,7 +1,7 @@
 // The fusion partitioner (partition.h): classifies nodes, grows groups greedily in program order
 // (joining the groups that compute a node's operands, else one that reads the same input), checks
 // each candidate for one iteration space and for cycles, then schedules the steps.
-#include "compiler/passes/partition.h"
+#include "compiler/partition/partition.h"
 
 #include <algorithm>
 #include <functional>
