@@ -208,18 +208,4 @@ const GbcKernelArgs* KernelArgs::get() {
   return &args_;
 }
 
-Launch prepare_launch(const LoweredKernel& kernel, const std::vector<BufferBinding>& buffers,
-                      const std::vector<int64_t>& iter_sizes, std::vector<double> scalars, int32_t num_threads) {
-  GBC_INTERNAL_ASSERT(buffers.size() == kernel.kernel.buffers.size(), "prepare_launch: one tensor per buffer expected");
-  std::vector<BufferLayout> layouts;
-  std::vector<void*> data;
-  for (size_t b = 0; b < buffers.size(); ++b) {
-    layouts.push_back(iteration_layout(kernel, b, buffers[b].sizes, buffers[b].strides, iter_sizes));
-    data.push_back(buffers[b].data);
-  }
-  Specialization spec = specialize_layouts(kernel, layouts);
-  KernelArgs args(kernel, spec, data, iter_sizes, std::move(scalars), num_threads);
-  return {std::move(spec), std::move(args)};
-}
-
 }  // namespace gbc

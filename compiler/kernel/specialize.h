@@ -74,23 +74,4 @@ class KernelArgs {
   GbcKernelArgs args_{};
 };
 
-/// One buffer's tensor: its data and its own sizes and strides (in elements, its value's shape).
-struct BufferBinding {
-  void* data = nullptr;
-  std::vector<int64_t> sizes;
-  std::vector<int64_t> strides;
-};
-
-/// Everything a call needs: the specialization (its layout_key selects the compiled variant, its
-/// kernel is what to compile) and the arguments.
-struct Launch {
-  Specialization spec;
-  KernelArgs args;
-};
-
-/// iteration_layout + specialize_layouts + KernelArgs for tensors bound to every buffer (inputs,
-/// then outputs) and the host scalars (kernel.scalar_values order).
-Launch prepare_launch(const LoweredKernel& kernel, const std::vector<BufferBinding>& buffers,
-                      const std::vector<int64_t>& iter_sizes, std::vector<double> scalars, int32_t num_threads = 1);
-
 }  // namespace gbc

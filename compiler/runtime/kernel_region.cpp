@@ -1,14 +1,9 @@
 #include "compiler/runtime/kernel_region.h"
 
-#include <ATen/ops/empty.h>
-
-#include <algorithm>
 #include <optional>
 
-#include "compiler/aten/aten_convert.h"
 #include "compiler/aten/aten_semantics.h"
 #include "compiler/ir/printer.h"
-#include "compiler/kernel/interpreter.h"
 #include "compiler/kernel/specialize.h"
 #include "compiler/runtime/aten_region.h"
 #include "compiler/runtime/kernel_plan.h"
@@ -34,20 +29,15 @@ struct Variant {
 };
 
 struct KernelState {
-  const LoweredKernel* lowered = nullptr;
-  const FusionGroup* group = nullptr;
+  KernelState(const Graph& graph, const FusionGroup& group, const LoweredKernel& kernel)
+      : lowered(&kernel), group(&group), call(graph, group, kernel) {}
+  const LoweredKernel* lowered;
+  const FusionGroup* group;
+  KernelCall call;
   std::string profile_name;
-  std::vector<at::ScalarType> dtypes;          // per buffer
-  bool static_sizes = false;
-  std::vector<int64_t> iter_sizes;             // static_sizes: the iteration sizes
-  std::vector<std::vector<int64_t>> out_sizes; // static_sizes: per buffer (outputs only)
   std::vector<Variant> variants;
-  bool on_aten = false;                        // its nodes run on ATen: no native code (FB001, FB004)
-  // The layout of the last call (every buffer's sizes and strides) and its specialization: calls
-  // with the same layout, the common case, skip specialize_layouts.
-  std::vector<int64_t> last_layout;
-  std::optional<Specialization> last_spec;
-  size_t last_variant = 0;
+  bool on_aten = false;     // its nodes run on ATen: no native code (FB001, FB004)
+  size_t last_variant = 0;  // the variant of the last call's layouts
 };
 
 class KernelRegion : public RegionExecutable {
@@ -55,26 +45,11 @@ class KernelRegion : public RegionExecutable {
   KernelRegion(KernelPlan plan, const KernelRegionOptions& options, bool kernels_on_aten)
       : plan_(std::move(plan)), options_(options) {
     const Graph& g = plan_.graph;
-    kernels_.resize(plan_.kernels.size());
-    for (size_t k = 0; k < kernels_.size(); ++k) {
-      KernelState& ks = kernels_[k];
-      const LoweredKernel& lk = plan_.kernels[k];
-      ks.lowered = &lk;
-      ks.group = &plan_.partition.groups[k];
+    kernels_.reserve(plan_.kernels.size());  // pending_ points into it
+    for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+      KernelState& ks = kernels_.emplace_back(g, plan_.partition.groups[k], plan_.kernels[k]);
       ks.on_aten = kernels_on_aten;
-      ks.profile_name = options_.label + " " + lk.kernel.name + " [" + join(step_node_names(plan_, step_of_group(k))) + "]";
-      std::optional<std::vector<int64_t>> iter = eval_shape(lk.iter_shape, {});
-      ks.static_sizes = iter.has_value();
-      if (ks.static_sizes) ks.iter_sizes = *iter;
-      for (size_t b = 0; b < lk.kernel.buffers.size(); ++b) {
-        ks.dtypes.push_back(to_aten(lk.kernel.buffers[b].dtype));
-        std::optional<std::vector<int64_t>> sizes;
-        if (lk.kernel.buffers[b].is_output) {
-          sizes = eval_shape(g.type(lk.buffer_values[b]).shape, {});
-          ks.static_sizes = ks.static_sizes && sizes.has_value();
-        }
-        ks.out_sizes.push_back(sizes.value_or(std::vector<int64_t>{}));
-      }
+      ks.profile_name = options_.label + " " + ks.lowered->kernel.name + " [" + join(step_node_names(plan_, step_of_group(k))) + "]";
     }
     for (const Step& step : plan_.partition.steps) {
       if (step.kind == Step::Kind::Kernel) {
@@ -117,6 +92,7 @@ class KernelRegion : public RegionExecutable {
     }
     const auto& steps = plan_.partition.steps;
     for (size_t s = 0; s < steps.size(); ++s) {
+      if (options_.observer && options_.observer->done()) return {};
       const Step& step = steps[s];
       if (reuse && plan_.param_steps.folded[s]) continue;
       if (step.kind == Step::Kind::Kernel) {
@@ -201,36 +177,11 @@ class KernelRegion : public RegionExecutable {
       for (size_t i : ks.group->nodes) run_node_on_aten(g, g.body.nodes[i], env, bindings, nullptr, ctx.device);
       return;
     }
-    const std::vector<int64_t> iter = ks.static_sizes ? ks.iter_sizes : iteration_sizes(lk, bindings);
-    const size_t nbuf = lk.kernel.buffers.size();
-    std::vector<void*> data(nbuf);
-    layout_scratch_.clear();
-    for (size_t b = 0; b < nbuf; ++b) {
-      RtValue& slot = env[static_cast<size_t>(lk.buffer_values[b])];
-      if (lk.kernel.buffers[b].is_output) {
-        std::vector<int64_t> sizes = ks.static_sizes ? ks.out_sizes[b] : concrete_shape(g.type(lk.buffer_values[b]).shape, bindings);
-        slot = RtValue::of(at::empty(sizes, at::TensorOptions().dtype(ks.dtypes[b]).device(ctx.device)));
-      }
-      const at::Tensor& t = slot.tensor;
-      GBC_INTERNAL_ASSERT(t.defined(), "kernel " + lk.kernel.name + ": buffer '" + g.name_of(lk.buffer_values[b]) + "' has no tensor");
-      data[b] = t.data_ptr();
-      layout_scratch_.push_back(t.dim());
-      for (int64_t d = 0; d < t.dim(); ++d) {
-        layout_scratch_.push_back(t.size(d));
-        layout_scratch_.push_back(t.stride(d));
-      }
-    }
-    layout_scratch_.insert(layout_scratch_.end(), iter.begin(), iter.end());
-    if (!ks.last_spec || layout_scratch_ != ks.last_layout) {
-      std::vector<BufferLayout> layouts;
-      layouts.reserve(nbuf);
-      for (size_t b = 0; b < nbuf; ++b) {
-        const at::Tensor& t = env[static_cast<size_t>(lk.buffer_values[b])].tensor;
-        layouts.push_back(iteration_layout(lk, b, t.sizes().vec(), t.strides().vec(), iter));
-      }
-      ks.last_spec = specialize_layouts(lk, layouts);
-      ks.last_variant = variant_for(ks, *ks.last_spec);
-      ks.last_layout = layout_scratch_;
+    ks.call.bind(env, bindings, ctx.device);
+    bool changed = false;
+    const Specialization& spec = ks.call.specialize(&changed);
+    if (changed) {
+      ks.last_variant = variant_for(ks, spec);
       if (!pending_.empty()) {
         compile_pending(ctx);
         if (ks.on_aten) {
@@ -239,27 +190,10 @@ class KernelRegion : public RegionExecutable {
         }
       }
     }
-    int64_t outer = 1;
-    for (size_t d = 0; d < iter.size(); ++d)
-      if (std::find(lk.reduced_dims.begin(), lk.reduced_dims.end(), static_cast<int>(d)) == lk.reduced_dims.end())
-        outer *= iter[d];
-    if (outer == 0) return;  // nothing to write
-    std::vector<double> scalars;
-    scalars.reserve(lk.scalar_values.size());
-    for (ValueId v : lk.scalar_values) {
-      const RtValue& r = env[static_cast<size_t>(v)];
-      GBC_INTERNAL_ASSERT(r.is_scalar(), "kernel " + lk.kernel.name + ": '" + g.name_of(v) + "' is not a host scalar");
-      scalars.push_back(r.scalar->to_double());
-    }
-    KernelArgs args(lk, *ks.last_spec, data, iter, std::move(scalars), options_.num_threads);
     const Variant& v = ks.variants[ks.last_variant];
-    if (v.fn && options_.on_buffer)
+    if (v.fn && options_.on_buffer && !ks.call.writes_nothing())
       for (ValueId value : lk.buffer_values) options_.on_buffer(env[static_cast<size_t>(value)].tensor);
-    if (v.fn) {
-      v.fn(args.get());
-    } else {
-      interpret_kernel(v.kernel, *args.get());
-    }
+    ks.call.run(v.kernel, v.fn, options_.num_threads, options_.observer);
   }
 
   size_t variant_for(KernelState& ks, const Specialization& spec) {
@@ -317,7 +251,6 @@ class KernelRegion : public RegionExecutable {
   std::vector<KernelState> kernels_;
   std::vector<std::string> step_names_;
   std::vector<std::pair<KernelState*, size_t>> pending_;  // variants waiting for native code
-  std::vector<int64_t> layout_scratch_;
   std::optional<ParamCache> param_cache_;  // when the plan has param-only steps
   std::string reuse_name_;                 // the profile row of checking (and reusing) them
   int64_t calls_ = 0, param_runs_ = 0;     // for describe(): how often the param-only steps ran
@@ -338,6 +271,7 @@ std::unique_ptr<RegionExecutable> make_kernel_region(const Graph& region, Compil
   std::optional<InjectedFault> fault = parse_fault(ctx.options.inject_fault);
   GBC_INTERNAL_ASSERT(fault.has_value(), "unknown fault '" + ctx.options.inject_fault + "' reached the compiler");
   popt.fault = *fault;
+  GBC_INTERNAL_ASSERT(!(options.observer && options.native), "a kernel region with native code cannot be observed");
   KernelPlan plan = plan_kernels(region, popt);
   for (const CompileEvent& e : plan.fallbacks) report_event(ctx.stats, e);
   ctx.fusion_groups += static_cast<int>(plan.kernels.size());

@@ -1,19 +1,20 @@
 // A region run as fused kernels (kernel_plan.h): what gbc-interp and gbc compile a region to.
-// A call walks the plan's steps: a kernel step allocates its outputs with ATen on the call's
-// device, takes each buffer's strides as the kernel iterates it (broadcast, permuted and sliced
-// inputs need no copies), specializes the buffers' index kinds (specialize.h), fills GbcKernelArgs
-// and runs the kernel; extern and library steps run on ATen in the plan's order (so dropout draws
-// the same random numbers as eager). Kernels run in the interpreter (gbc-interp), or, given a
-// native compiler (gbc: the host C++ compiler, or NVRTC for CUDA), as native code from the first
-// call on: before a call's first step, the variants it will need are predicted from its inputs'
-// layouts (predicted_layouts.h) and compiled in one module; a variant the prediction missed (a
-// kernel reading what a random op made, or a new layout on a later call) is compiled alone before
-// its launch. A module that fails to compile is a fallback (FB001, with the compiler's first error
-// line): its kernels' nodes run on ATen from then on. Native from the first call, because a first
-// call in the interpreter could differ from later ones in the last bit (0 vs -0), which the
-// determinism oracle rightly calls a bug.
+// A call walks the plan's steps: a kernel step is a KernelCall (kernel_call.h), which allocates the
+// kernel's outputs with ATen on the call's device, takes each buffer's strides as the kernel
+// iterates it (broadcast, permuted and sliced inputs need no copies), specializes the buffers'
+// index kinds and runs the kernel; extern and library steps run on ATen in the plan's order (so
+// dropout draws the same random numbers as eager). Kernels run in the interpreter (gbc-interp), or,
+// given a native compiler (gbc: the host C++ compiler, or NVRTC for CUDA), as native code from the
+// first call on: before a call's first step, the variants it will need are predicted from its
+// inputs' layouts (predicted_layouts.h) and compiled in one module; a variant the prediction missed
+// (a kernel reading what a random op made, or a new layout on a later call) is compiled alone
+// before its launch. A module that fails to compile is a fallback (FB001, with the compiler's first
+// error line): its kernels' nodes run on ATen from then on. Native from the first call, because a
+// first call in the interpreter could differ from later ones in the last bit (0 vs -0), which the
+// determinism oracle rightly calls a bug. With an observer, every kernel runs in the interpreter
+// and the observer sees each member node's values (`gbcheck bisect`).
 // Tests: tests/runtime/backends_test.cpp, tests/runtime/predicted_layouts_test.cpp,
-// tests/codegen/cuda_corpus_test.cpp.
+// tests/codegen/cuda_corpus_test.cpp, tests/faults/bisect_test.cpp (observed).
 #pragma once
 
 #include <functional>
@@ -21,14 +22,11 @@
 #include <string>
 #include <vector>
 
-#include "compiler/kernel/kernel_abi.h"
 #include "compiler/kernel/kernel_ir.h"
+#include "compiler/runtime/kernel_call.h"
 #include "compiler/runtime/region_executable.h"
 
 namespace gbc {
-
-/// Runs one compiled kernel: a native CPU function, or a launch on a device.
-using KernelFn = std::function<void(const GbcKernelArgs* args)>;
 
 /// Native code for kernels, or why there is none.
 struct NativeModule {
@@ -50,6 +48,9 @@ struct KernelRegionOptions {
   std::function<void(const at::Tensor&)> on_buffer;
   // The FB001 hint: where the compiler's full output is and what configures the compiler.
   std::string compile_hint = "see the compiler's full output with --log kernels; GBCHECK_CXX names the C++ compiler";
+  // Watches every kernel, which then runs in the interpreter (`native` must be empty). Once it is
+  // done, a call runs no further step and returns no outputs. nullptr: not watched.
+  KernelObserver* observer = nullptr;
 };
 
 std::unique_ptr<RegionExecutable> make_kernel_region(const Graph& region, CompileContext& ctx,

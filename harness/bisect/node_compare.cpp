@@ -2,18 +2,14 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
-#include <functional>
 #include <map>
+#include <memory>
 
-#include "compiler/aten/aten_convert.h"
 #include "compiler/aten/eager_executor.h"
-#include "compiler/kernel/fault_injection.h"
-#include "compiler/kernel/interpreter.h"
-#include "compiler/kernel/specialize.h"
 #include "compiler/passes/pass_manager.h"
-#include "compiler/runtime/aten_region.h"
-#include "compiler/runtime/kernel_plan.h"
+#include "compiler/runtime/kernel_region.h"
 
 namespace gbc {
 namespace {
@@ -94,83 +90,54 @@ class FullLevel {
   std::map<const kir::Expr*, bool> memo_;
 };
 
-class KernelWalk {
+// Watches a region's kernels run in the interpreter and compares each one's nodes with eager's
+// values; done at the first node that diverges.
+class KernelWatch : public KernelObserver {
  public:
-  KernelWalk(const Model& model, const ValueMap& eager, NodeComparison& out) : model_(model), eager_(eager), out_(out) {}
+  KernelWatch(const Model& model, const ValueMap& eager, NodeComparison& out) : model_(model), eager_(eager), out_(out) {}
 
-  void run(const TestCase& tc, const PlanOptions& popt) {
-    plan_ = plan_kernels(model_.graph, popt);
-    const Graph& g = plan_.graph;
-    std::vector<at::Tensor> inputs = tc.fresh_inputs();
-    env_.assign(g.values.size(), RtValue{});
-    for (size_t i = 0; i < inputs.size(); ++i) env_[static_cast<size_t>(g.inputs[i].value)] = RtValue::of(inputs[i]);
-    dims_ = bind_dims(g, inputs);
-    for (const Step& step : plan_.partition.steps) {
-      if (step.kind == Step::Kind::Kernel) {
-        if (run_kernel(step.index)) return;
-      } else {
-        run_node_on_aten(g, g.body.nodes[step.index], env_, dims_, nullptr, c10::Device(c10::DeviceType::CPU));
+  void begin_kernel(const ObservedKernel& k) override {
+    graph_ = &k.graph;
+    nodes_ = k.nodes;
+    kernel_ = &k.kernel;
+    iter_ = k.iteration_sizes;
+    kept_sizes_.clear();
+    order_.clear();  // iteration order of full-level elements: kept dims, then reduced
+    for (size_t d = 0; d < iter_.size(); ++d) {
+      bool reduced = std::find(k.reduced_dims.begin(), k.reduced_dims.end(), static_cast<int>(d)) != k.reduced_dims.end();
+      if (!reduced) {
+        kept_sizes_.push_back(iter_[d]);
+        order_.push_back(static_cast<int64_t>(d));
       }
+    }
+    for (int d : k.reduced_dims) order_.push_back(d);
+    outer_ = product(kept_sizes_);
+    numel_ = product(iter_);
+    ++out_.kernels;
+    const bool reduction = k.kernel.kind == kir::KernelKind::Reduction;
+    FullLevel full(k.kernel);
+    observed_.assign(k.kernel.node_values.size(), {});
+    node_full_.assign(k.kernel.node_values.size(), true);
+    if (numel_ == 0) return;
+    for (size_t n = 0; n < observed_.size(); ++n) {
+      node_full_[n] = !reduction || full(k.kernel.node_values[n]);
+      observed_[n].assign(static_cast<size_t>(node_full_[n] ? numel_ : outer_), std::nan(""));
     }
   }
 
- private:
-  // Runs kernel k in the interpreter and compares its nodes; true once a node diverged.
-  bool run_kernel(size_t k) {
-    const Graph& g = plan_.graph;
-    const LoweredKernel& lk = plan_.kernels[k];
-    const FusionGroup& group = plan_.partition.groups[k];
-    std::vector<int64_t> iter = iteration_sizes(lk, dims_);
-    std::vector<BufferBinding> buffers;
-    for (size_t b = 0; b < lk.kernel.buffers.size(); ++b) {
-      RtValue& slot = env_[static_cast<size_t>(lk.buffer_values[b])];
-      if (lk.kernel.buffers[b].is_output) {
-        auto sizes = concrete_shape(g.type(lk.buffer_values[b]).shape, dims_);
-        slot = RtValue::of(at::empty(sizes, at::TensorOptions().dtype(to_aten(lk.kernel.buffers[b].dtype))));
-      }
-      const at::Tensor& t = slot.tensor;
-      buffers.push_back({t.data_ptr(), t.sizes().vec(), t.strides().vec()});
-    }
-    std::vector<double> scalars;
-    for (ValueId v : lk.scalar_values) scalars.push_back(env_[static_cast<size_t>(v)].scalar->to_double());
+  void node_value(int node, int64_t element, double value) override {
+    if (numel_ == 0) return;
+    observed_[static_cast<size_t>(node)][static_cast<size_t>(element)] = value;
+  }
 
-    std::vector<int64_t> kept_sizes, reduced_sizes;
-    std::vector<int64_t> order;  // iteration order of full-level elements: kept dims, then reduced
-    for (size_t d = 0; d < iter.size(); ++d) {
-      bool reduced = std::find(lk.reduced_dims.begin(), lk.reduced_dims.end(), static_cast<int>(d)) != lk.reduced_dims.end();
-      if (!reduced) {
-        kept_sizes.push_back(iter[d]);
-        order.push_back(static_cast<int64_t>(d));
-      }
-    }
-    for (int d : lk.reduced_dims) {
-      reduced_sizes.push_back(iter[static_cast<size_t>(d)]);
-      order.push_back(d);
-    }
-    const int64_t outer = product(kept_sizes), numel = product(iter);
-    ++out_.kernels;
-    if (numel == 0) return false;
-
-    Launch launch = prepare_launch(lk, buffers, iter, scalars, 1);
-    kir::Kernel kernel = specialized_kernel(lk.kernel, launch.spec);
+  void end_kernel() override {
+    if (numel_ == 0) return;
+    const kir::Kernel& kernel = *kernel_;
     const bool reduction = kernel.kind == kir::KernelKind::Reduction;
-    FullLevel full(kernel);
-    std::vector<std::vector<double>> observed(kernel.node_values.size());
-    std::vector<bool> node_full(kernel.node_values.size(), true);
-    for (size_t n = 0; n < observed.size(); ++n) {
-      node_full[n] = !reduction || full(kernel.node_values[n]);
-      observed[n].assign(static_cast<size_t>(node_full[n] ? numel : outer), std::nan(""));
-    }
-    InterpretOptions io;
-    io.observer = [&](int node, int64_t element, double value) {
-      observed[static_cast<size_t>(node)][static_cast<size_t>(element)] = value;
-    };
-    interpret_kernel(kernel, *launch.args.get(), io);
-
     std::vector<int64_t> full_sizes;
-    for (int64_t d : order) full_sizes.push_back(iter[static_cast<size_t>(d)]);
-    for (size_t n = 0; n < observed.size(); ++n) {
-      const Node& node = g.body.nodes.at(group.nodes.at(n));
+    for (int64_t d : order_) full_sizes.push_back(iter_[static_cast<size_t>(d)]);
+    for (size_t n = 0; n < observed_.size(); ++n) {
+      const Node& node = *nodes_.at(n);
       const std::string& name = kernel.node_names[n];
       auto it = eager_.find(name);
       if (it == eager_.end()) {
@@ -178,35 +145,60 @@ class KernelWalk {
         continue;
       }
       at::Tensor expected = it->second;
-      if (node_full[n]) {
-        expected = expected.expand(iter);
-        if (reduction) expected = expected.permute(order);
-      } else if (expected.numel() != outer) {
+      if (node_full_[n]) {
+        expected = expected.expand(iter_);
+        if (reduction) expected = expected.permute(order_);
+      } else if (expected.numel() != outer_) {
         out_.skipped.push_back(name);
         continue;
       }
       expected = expected.contiguous().reshape({-1});
       ++out_.nodes_compared;
-      Tolerance tol = model_.check.tolerance_for(g.type(node.output()).dtype, name);
-      auto d = compare_values(observed[n], expected, tol, model_.check.equal_nan, node_full[n] ? full_sizes : kept_sizes);
+      Tolerance tol = model_.check.tolerance_for(graph_->type(node.output()).dtype, name);
+      auto d = compare_values(observed_[n], expected, tol, model_.check.equal_nan, node_full_[n] ? full_sizes : kept_sizes_);
       if (!d) continue;
       d->node = name;
       d->op = node.op;
       d->loc = kernel.node_locs[n];
       d->kernel = kernel.name;
       out_.first = *d;
-      return true;
+      return;
     }
-    return false;
   }
 
+  bool done() const override { return out_.first.has_value(); }
+
+ private:
   const Model& model_;
   const ValueMap& eager_;
   NodeComparison& out_;
-  KernelPlan plan_;
-  std::vector<RtValue> env_;
-  DimBindings dims_;
+  // The kernel being watched.
+  const Graph* graph_ = nullptr;
+  std::vector<const Node*> nodes_;
+  const kir::Kernel* kernel_ = nullptr;
+  std::vector<int64_t> iter_, kept_sizes_, order_;
+  int64_t outer_ = 0, numel_ = 0;
+  std::vector<std::vector<double>> observed_;
+  std::vector<bool> node_full_;
 };
+
+// gbc-interp and gbc: the stage's own region (graph pipeline, partition, lowering, with the same
+// disabled passes and injected fault), every kernel in the interpreter, watched.
+void compare_kernels(const Model& model, const ValueMap& eager, const TestCase& tc, const BackendOptions& options,
+                     NodeComparison& out) {
+  BackendStats stats;
+  CompileContext ctx{options, stats, "bisect"};
+  KernelWatch watch(model, eager, out);
+  KernelRegionOptions region_options;
+  region_options.label = "bisect";
+  region_options.observer = &watch;
+  std::unique_ptr<RegionExecutable> region = make_kernel_region(model.graph, ctx, region_options);
+  std::vector<at::Tensor> inputs = tc.fresh_inputs();
+  std::vector<RtValue> values;
+  for (const at::Tensor& t : inputs) values.push_back(RtValue::of(t));
+  RunContext run;
+  region->run(values, bind_dims(model.graph, inputs), run);
+}
 
 // decomp: the pipeline's graph op by op on ATen, compared node by node.
 void compare_pipeline(const Model& model, const ValueMap& eager, const TestCase& tc, const BackendOptions& options,
@@ -266,13 +258,7 @@ NodeComparison compare_nodes(const Model& model, const std::string& stage, const
     if (!out.first) out.note = "every node of the pipeline's graph agrees with eager on this case";
     return out;
   }
-  PlanOptions popt;
-  popt.disabled_passes = options.disabled_passes;
-  popt.capture_scalar_outputs = options.capture_scalar_outputs;
-  std::optional<InjectedFault> fault = parse_fault(options.inject_fault);
-  GBC_INTERNAL_ASSERT(fault.has_value(), "bisect: unknown fault '" + options.inject_fault + "'");
-  popt.fault = *fault;
-  KernelWalk(model, eager, out).run(tc, popt);
+  compare_kernels(model, eager, tc, options, out);
   if (!out.first) {
     out.note = stage == "gbc" ? "the kernel-IR interpreter agrees with eager on every node of every fused kernel: "
                                 "the divergence is in gbc's native code for them (code generation, the C++ compiler)"

@@ -1,10 +1,11 @@
 // The third step of `gbcheck bisect`: the first IR node whose value diverges from eager's. Eager
-// runs the model and records every intermediate value (EagerOptions::on_value); the stage's plan
-// (graph pipeline, partition, lowering, with the same disabled passes and injected fault) runs
-// with every fused kernel in the kernel-IR interpreter, whose observer reports each member node's
-// value at each element. Intermediates are never made kernel outputs, so looking does not change
-// what gets fused. Nodes the pipeline created (decompositions) have no eager value and are skipped.
-// For decomp the pipeline's graph runs op by op on ATen instead. CPU only.
+// runs the model and records every intermediate value (EagerOptions::on_value); the stage's kernel
+// region (compiler/runtime/kernel_region.h: graph pipeline, partition, lowering, with the same
+// disabled passes and injected fault) runs with every fused kernel in the kernel-IR interpreter,
+// watched by a KernelObserver that sees each member node's value at each element. Intermediates
+// are never made kernel outputs, so looking does not change what gets fused. Nodes the pipeline
+// created (decompositions) have no eager value and are skipped. For decomp the pipeline's graph
+// runs op by op on ATen instead. CPU only.
 // Test: tests/faults/bisect_test.cpp.
 #pragma once
 

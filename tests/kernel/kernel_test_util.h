@@ -1,13 +1,14 @@
 // Helpers shared by the kernel tests: run a model eagerly keeping every intermediate value, and run
-// one fusion group end to end (lower -> specialize for the tensors' real strides -> interpret into
-// ATen-allocated outputs) so its results can be compared with eager's values of the same ids.
+// one fusion group end to end (lower, then a KernelCall as the runtime makes it: specialize for the
+// tensors' real strides, interpret into ATen-allocated outputs) so its results can be compared with
+// eager's values of the same ids.
 #pragma once
 
-#include <ATen/ops/empty.h>
 #include <ATen/ops/isinf.h>
 #include <ATen/ops/isnan.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "compiler/kernel/lower.h"
 #include "compiler/kernel/specialize.h"
 #include "compiler/partition/partition.h"
+#include "compiler/runtime/kernel_call.h"
 #include "tests/aten/aten_test_util.h"
 
 namespace gbc::testing {
@@ -39,6 +41,16 @@ struct GroupRun {
   std::vector<at::Tensor> outputs;  // group.outputs order, contiguous in their own shapes
 };
 
+/// Passes every node value an interpreted kernel reports to a function.
+class FunctionObserver : public KernelObserver {
+ public:
+  explicit FunctionObserver(std::function<void(int, int64_t, double)> f) : f_(std::move(f)) {}
+  void node_value(int node, int64_t element, double value) override { f_(node, element, value); }
+
+ private:
+  std::function<void(int, int64_t, double)> f_;
+};
+
 /// Lowers a group of g.body, specializes it for the strides of its inputs in `env`, and interprets
 /// it into fresh contiguous outputs.
 inline GroupRun run_group(const Graph& g, const FusionGroup& group, const std::map<ValueId, RtValue>& env,
@@ -49,24 +61,15 @@ inline GroupRun run_group(const Graph& g, const FusionGroup& group, const std::m
   lower.half_numbers_in_float32 = aten_semantics(c10::Device(c10::kCPU)).half_numbers_in_float32;  // as the runtime does
   run.lowered = lower_group(g, g.body, group, "k", lower);
   const LoweredKernel& lk = run.lowered;
-  std::vector<int64_t> iter = iteration_sizes(lk, bindings);
-  std::vector<BufferBinding> buffers;
-  for (size_t b = 0; b < lk.kernel.buffers.size(); ++b) {
-    ValueId v = lk.buffer_values[b];
-    at::Tensor t;
-    if (lk.kernel.buffers[b].is_output) {
-      t = at::empty(concrete_shape(g.type(v).shape, bindings), at::TensorOptions().dtype(to_aten(g.type(v).dtype)));
-      run.outputs.push_back(t);
-    } else {
-      t = env.at(v).tensor;
-    }
-    buffers.push_back({t.data_ptr(), t.sizes().vec(), t.strides().vec()});
-  }
-  std::vector<double> scalars;
-  for (ValueId v : lk.scalar_values) scalars.push_back(env.at(v).scalar->to_double());
-  Launch launch = prepare_launch(lk, buffers, iter, scalars);
-  run.spec = launch.spec;
-  interpret_kernel(specialized_kernel(lk.kernel, launch.spec), *launch.args.get(), interpret_options);
+  std::vector<RtValue> values(g.values.size());
+  for (const auto& [v, value] : env) values.at(static_cast<size_t>(v)) = value;
+  KernelCall call(g, group, lk);
+  call.bind(values, bindings, c10::Device(c10::kCPU));
+  run.spec = call.specialize();
+  FunctionObserver observer(interpret_options.observer);
+  call.run(specialized_kernel(lk.kernel, run.spec), {}, 1, interpret_options.observer ? &observer : nullptr);
+  for (size_t b = 0; b < lk.kernel.buffers.size(); ++b)
+    if (lk.kernel.buffers[b].is_output) run.outputs.push_back(values[static_cast<size_t>(lk.buffer_values[b])].tensor);
   return run;
 }
 
