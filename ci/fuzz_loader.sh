@@ -18,7 +18,7 @@ mkdir -p "$build"
 log=$build/build.log
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-    -DCMAKE_CXX_COMPILER=clang++ -DGBCHECK_BUILD_TESTS=OFF -DGBCHECK_BUILD_BENCH=OFF \
+    -DCMAKE_CXX_COMPILER=clang++ -DGBCHECK_BUILD_TESTS=OFF \
     "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link $sanitize" >"$log" 2>&1 || {
     cat "$log" >&2; echo "fuzz_loader: cmake configure failed" >&2; exit 3; }
 fi

@@ -12,7 +12,7 @@ build=build
 cmake_args=()
 if [ "${1:-}" = "--sanitize" ]; then
   build=build-sanitize
-  cmake_args+=(-DGBCHECK_SANITIZE=ON -DGBCHECK_BUILD_BENCH=OFF)
+  cmake_args+=(-DGBCHECK_SANITIZE=ON)
   # handle_segv=0: tests that crash a sandboxed child on purpose expect SIGSEGV, not ASan's abort
   # (invalid accesses are still caught by the instrumentation first); allocator_may_return_null=1:
   # a huge allocation throws std::bad_alloc, which the sandbox reports as out of memory, as without

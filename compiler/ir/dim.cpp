@@ -184,10 +184,6 @@ std::optional<std::vector<int64_t>> eval_shape(const SymShape& shape, const DimB
 
 SymShape const_shape(const std::vector<int64_t>& sizes) { return SymShape(sizes.begin(), sizes.end()); }
 
-bool shape_is_static(const SymShape& shape) {
-  return std::all_of(shape.begin(), shape.end(), [](const DimExpr& d) { return d.is_const(); });
-}
-
 DimExpr numel(const SymShape& shape) {
   DimExpr n = 1;
   for (const auto& d : shape) n = n * d;

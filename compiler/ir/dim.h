@@ -61,7 +61,6 @@ std::string shape_str(const SymShape& shape);
 /// Evaluates every dim; nullopt when one has an unbound symbol.
 std::optional<std::vector<int64_t>> eval_shape(const SymShape& shape, const DimBindings& bindings);
 SymShape const_shape(const std::vector<int64_t>& sizes);
-bool shape_is_static(const SymShape& shape);
 /// The product of the dims (1 for a 0-d shape).
 DimExpr numel(const SymShape& shape);
 

@@ -62,7 +62,6 @@ bool is_floating(DType d) {
   return d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32 || d == DType::Float64;
 }
 bool is_integral(DType d) { return !is_floating(d) && d != DType::Bool; }
-bool is_signed(DType d) { return d != DType::Bool && d != DType::UInt8; }
 
 DType compute_dtype(DType d) {
   return (d == DType::Float16 || d == DType::BFloat16) ? DType::Float32 : d;

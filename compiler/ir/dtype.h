@@ -30,7 +30,6 @@ std::string_view dtype_c_type(DType dtype);
 
 bool is_floating(DType dtype);
 bool is_integral(DType dtype);  // bool excluded
-bool is_signed(DType dtype);
 int dtype_size(DType dtype);
 /// Float16 and BFloat16 compute in float32 (as ATen's CPU kernels do); others compute as stored.
 DType compute_dtype(DType dtype);

@@ -79,18 +79,6 @@ std::string attr_str(const AttrValue& value) {
   return std::visit(Visitor{}, value);
 }
 
-bool attr_equal(const AttrValue& a, const AttrValue& b) {
-  if (a.index() != b.index()) return false;
-  if (auto sa = std::get_if<SymShape>(&a)) {
-    const auto& sb = std::get<SymShape>(b);
-    if (sa->size() != sb.size()) return false;
-    for (size_t i = 0; i < sa->size(); ++i)
-      if (!(*sa)[i].same_as(sb[i])) return false;
-    return true;
-  }
-  return attr_str(a) == attr_str(b);
-}
-
 const AttrValue* Node::attr(const std::string& name) const {
   auto it = attrs.find(name);
   return it == attrs.end() ? nullptr : &it->second;

@@ -71,7 +71,6 @@ struct Arg {
 /// Attribute values. `dim` may be an int or a list; shapes may hold symbolic dims.
 using AttrValue = std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, SymShape, DType, Scalar>;
 std::string attr_str(const AttrValue& value);
-bool attr_equal(const AttrValue& a, const AttrValue& b);
 
 struct Node;
 

@@ -1,7 +1,6 @@
 #include "compiler/ir/infer.h"
 
 #include <algorithm>
-#include <functional>
 #include <numeric>
 
 #include "compiler/ir/custom_ops.h"
@@ -747,17 +746,5 @@ std::optional<SymShape> broadcast_shapes(const DimSpace& dims, const SymShape& a
 }
 
 bool infer_node_types(Graph& graph, Node& node, Diagnostics& diags) { return Inferrer(graph, node, diags).run(); }
-
-void reinfer_graph_types(Graph& graph) {
-  Diagnostics diags;
-  std::function<void(Block&)> visit = [&](Block& block) {
-    for (auto& n : block.nodes) {
-      for (auto& b : n.blocks) visit(b);
-      infer_node_types(graph, n, diags);
-    }
-  };
-  visit(graph.body);
-  if (diags.has_errors()) internal_error("a pass produced an ill-typed graph:\n" + diags.str());
-}
 
 }  // namespace gbc

@@ -15,10 +15,6 @@ namespace gbc {
 /// marks the outputs Unknown and returns false. Arguments of Unknown type produce no new errors.
 bool infer_node_types(Graph& graph, Node& node, Diagnostics& diags);
 
-/// Re-infers every node in program order (after a pass rewrote the graph). Any error is a bug in
-/// the pass, so it throws InternalError with the diagnostics.
-void reinfer_graph_types(Graph& graph);
-
 /// NumPy broadcasting of two symbolic shapes over the graph's dim ranges. On failure returns
 /// nullopt and describes the conflicting dims in *conflict ("64 vs 48").
 std::optional<SymShape> broadcast_shapes(const DimSpace& dims, const SymShape& a, const SymShape& b,

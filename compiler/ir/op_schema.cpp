@@ -172,27 +172,6 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::string_view attr_type_name(AttrType type) {
-  switch (type) {
-    case AttrType::Bool: return "bool";
-    case AttrType::Int: return "int";
-    case AttrType::Float: return "float";
-    case AttrType::Number: return "number";
-    case AttrType::String: return "string";
-    case AttrType::IntList: return "int or list of ints";
-    case AttrType::Shape: return "list of ints and dim names";
-    case AttrType::DType: return "dtype";
-    case AttrType::Stride2: return "int or list of two ints";
-  }
-  return "?";
-}
-
-const AttrSpec* OpSchema::find_attr(std::string_view attr_name) const {
-  for (const auto& a : attrs)
-    if (a.name == attr_name) return &a;
-  return nullptr;
-}
-
 const std::vector<OpSchema>& all_op_schemas() {
   static const std::vector<OpSchema> table = build_table();
   return table;

@@ -46,8 +46,6 @@ enum class AttrType : uint8_t {
   Stride2,  // an int or a list of two ints (conv2d)
 };
 
-std::string_view attr_type_name(AttrType type);
-
 struct AttrSpec {
   std::string name;
   AttrType type;
@@ -70,8 +68,6 @@ struct OpSchema {
   bool produces_value = true;
   std::string signature;  // as shown in hints: "matmul(self, other)"
   std::string doc;        // one line for docs and --help
-
-  const AttrSpec* find_attr(std::string_view attr) const;
 };
 
 const std::vector<OpSchema>& all_op_schemas();

@@ -159,12 +159,6 @@ std::string combine_name(Combine c) {
   return "?";
 }
 
-int Kernel::num_inputs() const {
-  int n = 0;
-  for (const auto& b : buffers) n += b.is_output ? 0 : 1;
-  return n;
-}
-
 bool computes_op(const Kernel& kernel, const std::string& op) {
   std::vector<const Expr*> todo;
   for (const ExprPtr& e : kernel.node_values) todo.push_back(e.get());

@@ -123,8 +123,6 @@ struct Kernel {
   std::vector<ExprPtr> node_values;
   // A deliberate bug to build this kernel with (--inject-fault, a testing aid); None in real use.
   InjectedFault fault = InjectedFault::None;
-
-  int num_inputs() const;
 };
 
 /// A readable listing (`--log kernels`, `gbcheck explain --kernels`, tests):

@@ -429,11 +429,6 @@ class Partitioner {
 
 }  // namespace
 
-bool is_fusible(const Node& node) {
-  NodeClass c = classify(node).cls;
-  return c == NodeClass::Elementwise || c == NodeClass::Reduction;
-}
-
 std::vector<int> reduced_dims_of(const Graph& graph, const Node& node) {
   int64_t rank = static_cast<int64_t>(graph.type(node.args.at(0).value).rank());
   std::vector<int> dims;

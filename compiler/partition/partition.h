@@ -58,7 +58,4 @@ std::string print_partition(const Graph& graph, const Block& block, const Partit
 /// empty; none for a 0-d input). Shared with the lowering so both agree on the iteration space.
 std::vector<int> reduced_dims_of(const Graph& graph, const Node& node);
 
-/// Whether a node can be computed inside a fused kernel (elementwise ops and reductions).
-bool is_fusible(const Node& node);
-
 }  // namespace gbc

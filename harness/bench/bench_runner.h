@@ -5,7 +5,7 @@
 // backend's compile time is reported apart (BackendStats::compile_ms), never mixed into run times.
 // With `profile`, gbc's backends then run `repeat` more times with a Profiler attached and report
 // per-step times (profile.h). check.expect.min_speedup (per backend or general) turns a slower
-// compiled path into a failure that names the numbers. Tests: tests/runtime/bench_test.cpp.
+// compiled path into a failure that names the numbers. Test: tests/cli/bench_command_test.cpp.
 #pragma once
 
 #include <optional>

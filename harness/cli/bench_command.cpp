@@ -2,7 +2,7 @@
 // median of --repeat runs; compile time apart), with --profile's per-kernel table for gbc's
 // backends and check.expect.min_speedup as a pass/fail threshold (exit 1 with the numbers).
 // --json writes schema gbcheck.bench/v1 (docs/json-report.md). Docs: docs/performance.md.
-// Test: tests/runtime/bench_test.cpp.
+// Test: tests/cli/bench_command_test.cpp.
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>

@@ -1,14 +1,14 @@
 // `gbcheck ops [--markdown]`: the ops of the model format, rendered from the one schema table
-// (compiler/ir/op_schema.cpp). docs/model-format.md embeds the markdown output, and a test keeps
-// the two identical.
+// (compiler/ir/op_schema.cpp). docs/model-format.md embeds the markdown output, and
+// tests/cli/ops_command_test.cpp keeps the two identical.
 #include <iostream>
 
 #include "compiler/ir/custom_ops.h"
 #include "compiler/ir/op_schema.h"
 #include "harness/cli/cli.h"
-#include "harness/cli/ops_table.h"
 
 namespace gbc {
+namespace {
 
 std::string render_ops_table(bool markdown) {
   std::string out;
@@ -42,6 +42,8 @@ std::string render_ops_table(bool markdown) {
   }
   return out;
 }
+
+}  // namespace
 
 std::function<int()> add_ops_command(CLI::App& sub) {
   auto markdown = std::make_shared<bool>(false);

@@ -5,7 +5,7 @@
 // input that saw it first, the status is new over fixed over known (a regression one shard found
 // wins), and hit counts are recounted from the merged hits. Repro paths are rewritten to stay
 // valid relative to OUT's folder. Tested in tests/fuzz/fuzz_store_test.cpp and
-// tests/fuzz/fuzz_shard_test.cpp.
+// tests/fuzz/fuzz_campaign_test.cpp (four shards merged equal one run).
 #pragma once
 
 #include <string>
