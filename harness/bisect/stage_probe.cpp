@@ -13,7 +13,7 @@ std::string failure_summary(const CaseFailure& f) {
   if (!f.error.empty()) return s + "raised: " + f.error;
   if (f.outputs.empty()) return s + "failed";
   const OutputCheck& o = f.outputs.front();
-  s += o.kind + " " + o.output + " failed " + o.oracle;
+  s += OutputCheck::kind_name(o.kind) + " " + o.output + " failed " + o.oracle;
   if (!o.detail.empty()) s += " (" + o.detail + ")";
   return s;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "compiler/support/hash.h"
 
@@ -42,8 +43,27 @@ std::string strip_location(const std::string& line) {
 
 }  // namespace
 
+std::string FailureSignature::kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::Divergence: return "divergence";
+    case Kind::Error: return "error";
+    case Kind::Crash: return "crash";
+    case Kind::Timeout: return "timeout";
+    case Kind::Oom: return "oom";
+    case Kind::GraphBreak: return "graph-break";
+    case Kind::Generator: return "generator";
+  }
+  return "?";
+}
+
+std::optional<FailureSignature::Kind> FailureSignature::kind_from_name(const std::string& name) {
+  for (Kind k : {Kind::Divergence, Kind::Error, Kind::Crash, Kind::Timeout, Kind::Oom, Kind::GraphBreak, Kind::Generator})
+    if (kind_name(k) == name) return k;
+  return std::nullopt;
+}
+
 std::string FailureSignature::str() const {
-  std::string s = backend + " " + kind;
+  std::string s = backend + " " + kind_name(kind);
   if (!detail.empty()) s += " " + detail;
   return s + " [" + join(ops, ",") + "]";
 }
@@ -61,13 +81,16 @@ bool FailureSignature::same_failure(const FailureSignature& o) const {
 bool FailureSignature::operator==(const FailureSignature& o) const { return same_failure(o) && ops == o.ops; }
 
 nlohmann::json FailureSignature::to_json() const {
-  return {{"backend", backend}, {"kind", kind}, {"detail", detail}, {"ops", ops}, {"text", str()}, {"hash", hash()}};
+  return {{"backend", backend}, {"kind", kind_name(kind)}, {"detail", detail}, {"ops", ops}, {"text", str()}, {"hash", hash()}};
 }
 
 FailureSignature FailureSignature::from_json(const nlohmann::json& j) {
   FailureSignature s;
   s.backend = j.at("backend").get<std::string>();
-  s.kind = j.at("kind").get<std::string>();
+  const std::string kind = j.at("kind").get<std::string>();
+  std::optional<Kind> k = kind_from_name(kind);
+  if (!k) throw std::invalid_argument("failure signature of unknown kind '" + kind + "'");
+  s.kind = *k;
   s.detail = j.at("detail").get<std::string>();
   s.ops = j.at("ops").get<std::vector<std::string>>();
   return s;
@@ -139,7 +162,7 @@ FailureSignature signature_of_divergence(const Model& model, const std::string& 
                                          const std::vector<OutputCheck>& failing) {
   FailureSignature s;
   s.backend = backend;
-  s.kind = "divergence";
+  s.kind = FailureSignature::Kind::Divergence;
   std::vector<std::string> oracles, names;
   for (const OutputCheck& c : failing) {
     for (const std::string& o : c.failed_oracles()) oracles.push_back(o);
@@ -155,7 +178,7 @@ FailureSignature signature_of_error(const Model& model, const std::string& backe
                                     const SourceLoc& error_loc) {
   FailureSignature s;
   s.backend = backend;
-  s.kind = "error";
+  s.kind = FailureSignature::Kind::Error;
   s.detail = normalize_error(error);
   if (error_loc.valid()) {
     for_each_node(model.graph.body, [&](const Node& n) {
@@ -177,14 +200,23 @@ FailureSignature signature_of_sandbox(const Model& model, const std::string& bac
   s.backend = backend;
   s.ops = all_ops(model);
   switch (result.status) {
-    case SandboxResult::Status::Crash: s.kind = "crash"; s.detail = result.signal_name; break;
-    case SandboxResult::Status::Timeout: s.kind = "timeout"; break;
-    case SandboxResult::Status::OutOfMemory: s.kind = "oom"; s.detail = result.exception_type; break;
-    case SandboxResult::Status::Exited: s.kind = "crash"; s.detail = "exit " + std::to_string(result.exit_code); break;
+    case SandboxResult::Status::Crash:
+      s.kind = FailureSignature::Kind::Crash;
+      s.detail = result.signal_name;
+      break;
+    case SandboxResult::Status::Timeout: s.kind = FailureSignature::Kind::Timeout; break;
+    case SandboxResult::Status::OutOfMemory:
+      s.kind = FailureSignature::Kind::Oom;
+      s.detail = result.exception_type;
+      break;
+    case SandboxResult::Status::Exited:
+      s.kind = FailureSignature::Kind::Crash;
+      s.detail = "exit " + std::to_string(result.exit_code);
+      break;
     case SandboxResult::Status::Exception:
     case SandboxResult::Status::Ok:
       // An exception that escaped the check itself (the check catches what backends raise).
-      s.kind = "error";
+      s.kind = FailureSignature::Kind::Error;
       s.detail = result.exception_type + ": " + normalize_error(result.error);
       break;
   }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,18 @@
 namespace gbc {
 
 struct FailureSignature {
+  enum class Kind {
+    Divergence,  // an oracle failed an output
+    Error,       // the path raised
+    Crash,       // a signal, or the process exited
+    Timeout,
+    Oom,
+    GraphBreak,  // under --fullgraph
+    Generator,   // the fuzzer's generator made a graph eager cannot judge (backend "eager")
+  };
+
   std::string backend;
-  /// divergence | error | crash | timeout | oom | graph-break
-  std::string kind;
+  Kind kind = Kind::Divergence;
   /// divergence: the failing oracles, sorted, comma-separated ("fp64,tolerance"); error: the
   /// message's first line with numbers replaced by N (sizes and values vary, the error does not);
   /// crash: the signal name; oom: the exception type; graph-break: the break's code; timeout: "".
@@ -30,6 +40,12 @@ struct FailureSignature {
   /// Op kinds involved, sorted and unique: for a divergence the ops the failing outputs depend on,
   /// for an error located at a node that node's op, otherwise every op of the model.
   std::vector<std::string> ops;
+
+  /// "divergence", "error", "crash", "timeout", "oom", "graph-break", "generator": how str(),
+  /// JSON and the fuzz store write a kind.
+  static std::string kind_name(Kind kind);
+  /// The kind kind_name() writes as `name`; nullopt for any other text.
+  static std::optional<Kind> kind_from_name(const std::string& name);
 
   /// "gbc divergence tolerance [sin,tanh]": stable across runs and machines.
   std::string str() const;
@@ -40,7 +56,8 @@ struct FailureSignature {
   bool operator==(const FailureSignature& other) const;
 
   nlohmann::json to_json() const;
-  /// Throws nlohmann::json::exception on a malformed object.
+  /// Throws nlohmann::json::exception on a malformed object, std::invalid_argument on an unknown
+  /// kind.
   static FailureSignature from_json(const nlohmann::json& j);
 };
 

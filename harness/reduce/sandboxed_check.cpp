@@ -55,7 +55,7 @@ nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inp
       if (e.kind != CompileEvent::Kind::GraphBreak) continue;
       FailureSignature s;
       s.backend = name;
-      s.kind = "graph-break";
+      s.kind = FailureSignature::Kind::GraphBreak;
       s.detail = e.code;
       s.ops = e.op.empty() ? all_ops(model) : std::vector<std::string>{e.op};
       return {{"kind", "fail"}, {"signature", s.to_json()}, {"description", name + " breaks the graph: " + e.code + " " + e.message}};
@@ -101,7 +101,7 @@ SandboxedCheck run_check_sandboxed(const Model& model, const RunOptions& options
           } else if (options.fullgraph && !b.expectation_failures.empty()) {
             for (const CompileEvent& e : b.stats.events) {
               if (e.kind != CompileEvent::Kind::GraphBreak) continue;
-              FailureSignature s{b.backend, "graph-break", e.code, e.op.empty() ? all_ops(model) : std::vector<std::string>{e.op}};
+              FailureSignature s{b.backend, FailureSignature::Kind::GraphBreak, e.code, e.op.empty() ? all_ops(model) : std::vector<std::string>{e.op}};
               sigs.push_back(s.to_json());
               break;
             }

@@ -54,7 +54,7 @@ nlohmann::json output_check_to_json(const OutputCheck& o) {
   nlohmann::json verdicts = nlohmann::json::array();
   for (const auto& v : o.verdicts) verdicts.push_back(verdict_to_json(v));
   return {{"output", o.output},
-          {"kind", o.kind},
+          {"kind", OutputCheck::kind_name(o.kind)},
           {"oracle", o.oracle},
           {"failed_oracles", o.failed_oracles()},
           {"rtol", o.tolerance.rtol},

@@ -41,8 +41,11 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 }
 
 std::string subject(const OutputCheck& o) {
-  if (o.kind == "state") return "input " + o.output + " after the run";
-  if (o.kind == "drift") return "drift of " + o.output;
+  switch (o.kind) {
+    case OutputCheck::Kind::State: return "input " + o.output + " after the run";
+    case OutputCheck::Kind::Drift: return "drift of " + o.output;
+    case OutputCheck::Kind::Output: break;
+  }
   return "output " + o.output;
 }
 
@@ -56,7 +59,7 @@ void print_check(const OutputCheck& o, std::ostream& out, const TerminalStyle& s
         << ": " << v.why << "\n";
   }
   if (!o.min_passing.empty()) out << indent << "  would pass with: " << o.min_passing << "\n";
-  if (o.kind == "output" || o.kind == "state")
+  if (o.kind != OutputCheck::Kind::Drift)
     out << indent << "  (" << tolerance_str(o.tolerance) << ")\n";
 }
 

@@ -38,7 +38,7 @@ void add_note(std::vector<std::string>& notes, const std::string& note) {
   if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
 }
 
-OutputCheck make_check(const std::string& name, const std::string& kind, const Tolerance& tol,
+OutputCheck make_check(const std::string& name, OutputCheck::Kind kind, const Tolerance& tol,
                        std::vector<Verdict> verdicts) {
   OutputCheck oc;
   oc.output = name;
@@ -305,7 +305,7 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
       } else if (d && !d->training && d->input_is_graph_input && oracles.dropout) {
         verdicts.push_back(dropout_oracle(eager.out[o], run.main.out[o], {d->p, false, cfg.tol}));
       }
-      OutputCheck oc = make_check(plan_.output_names[o], "output", cfg.tol, std::move(verdicts));
+      OutputCheck oc = make_check(plan_.output_names[o], OutputCheck::Kind::Output, cfg.tol, std::move(verdicts));
       pr.checks.push_back(std::move(oc));
     }
     if (oracles.state) {
@@ -342,13 +342,13 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
           }
           verdicts.push_back(v);
         }
-        pr.checks.push_back(make_check(plan_.input_names[i], "state", plan_.input_tol[i], std::move(verdicts)));
+        pr.checks.push_back(make_check(plan_.input_names[i], OutputCheck::Kind::State, plan_.input_tol[i], std::move(verdicts)));
       }
     }
     if (plan_.iterating && oracles.drift) {
       std::string names;
       for (const auto& n : plan_.output_names) names += (names.empty() ? "" : ", ") + n;
-      pr.checks.push_back(make_check(names, "drift", plan_.output_tol.empty() ? Tolerance{} : plan_.output_tol[0],
+      pr.checks.push_back(make_check(names, OutputCheck::Kind::Drift, plan_.output_tol.empty() ? Tolerance{} : plan_.output_tol[0],
                                      {drift_oracle(pr.drift)}));
     }
     if (!fp64_failure.empty())

@@ -12,6 +12,15 @@ std::vector<std::string> OutputCheck::failed_oracles() const {
   return out;
 }
 
+std::string OutputCheck::kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::Output: return "output";
+    case Kind::State: return "state";
+    case Kind::Drift: return "drift";
+  }
+  return "?";
+}
+
 std::vector<std::string> CaseFailure::failed_oracles() const {
   std::vector<std::string> out;
   for (const auto& o : outputs)

@@ -28,8 +28,9 @@ enum ExitCode : int {
 /// One judged tensor: an output, a graph input after the run ("state"), or the outputs' drift
 /// over the steps ("drift").
 struct OutputCheck {
+  enum class Kind { Output, State, Drift };
   std::string output;
-  std::string kind = "output";  // output | state | drift
+  Kind kind = Kind::Output;
   std::string oracle = "tolerance";  // the oracle that failed it (the deciding one), else the first that judged
   Tolerance tolerance;
   ErrorStats stats;
@@ -40,6 +41,8 @@ struct OutputCheck {
 
   /// Names of the oracles whose verdicts fail it, the deciding one (`oracle`) first.
   std::vector<std::string> failed_oracles() const;
+  /// "output", "state", "drift": how reports and JSON write a kind.
+  static std::string kind_name(Kind kind);
 };
 
 /// A failing case after shrinking: smaller dims, simpler layouts and values, still failing.

@@ -214,7 +214,7 @@ CheckReport run_check(const Model& model, const RunOptions& opt) {
       const PathResult& pr = cr.paths[bi];
       ++br.cases_run;
       for (const auto& c : pr.checks) {
-        if (c.kind != "output") continue;
+        if (c.kind != OutputCheck::Kind::Output) continue;
         if (std::isfinite(c.stats.max_abs)) br.worst_abs = std::max(br.worst_abs, c.stats.max_abs);
         if (std::isfinite(c.stats.max_rel)) br.worst_rel = std::max(br.worst_rel, c.stats.max_rel);
       }
@@ -225,7 +225,7 @@ CheckReport run_check(const Model& model, const RunOptions& opt) {
         ds.case_index = k;
         ds.steps = pr.drift;
         for (const auto& c : pr.checks)
-          if (c.kind == "drift") ds.pass = c.pass;
+          if (c.kind == OutputCheck::Kind::Drift) ds.pass = c.pass;
         br.drift.push_back(std::move(ds));
       }
       if (!pr.failed()) continue;

@@ -51,7 +51,7 @@ struct CaseResult {
 /// A failure of a case, by signature.
 struct Hit {
   std::string key;      // the signature: what makes two failures the same bug
-  std::string kind;     // mismatch | exception | crash | timeout | oom | exited | generator
+  std::string kind;     // FailureSignature::kind_name (harness/reduce/failure_signature.h)
   std::string backend;
   std::string summary;  // one line for reports
   std::string detail;   // this case's specifics (worst element, message)

@@ -147,8 +147,12 @@ TEST(RunnerTest, WritingIntoAnInputTheModelNeverWritesFailsTheStateOracle) {
                             }));
   ASSERT_FALSE(r.pass());
   const OutputCheck& o = r.backends[0].failures.at(0).outputs.at(0);
-  EXPECT_EQ(o.kind, "state");
+  EXPECT_EQ(o.kind, OutputCheck::Kind::State);
   EXPECT_EQ(o.oracle, "state");
+  EXPECT_EQ(output_check_to_json(o)["kind"], "state");
+  std::ostringstream text;
+  print_terminal_report(r, text, {});
+  EXPECT_NE(text.str().find("input x after the run [state]"), std::string::npos) << text.str();
 }
 
 TEST(RunnerTest, BatchNormRunningStatsMustMatchEager) {
@@ -176,7 +180,7 @@ check:
   ASSERT_FALSE(r.pass());
   const OutputCheck& o = r.backends[0].failures.at(0).outputs.at(0);
   EXPECT_EQ(o.output, "rm");
-  EXPECT_EQ(o.kind, "state");
+  EXPECT_EQ(o.kind, OutputCheck::Kind::State);
 }
 
 TEST(RunnerTest, DropoutWithAnotherMaskPassesAWrongScaleFails) {
@@ -229,7 +233,7 @@ TEST(RunnerTest, DriftFasterThanLinearFailsWithinTolerance) {
   const auto& f = r.backends[0].failures.at(0);
   const OutputCheck* drift = nullptr;
   for (const auto& o : f.outputs)
-    if (o.kind == "drift") drift = &o;
+    if (o.kind == OutputCheck::Kind::Drift) drift = &o;
   ASSERT_NE(drift, nullptr);
   EXPECT_NE(drift->detail.find("faster than linearly"), std::string::npos) << drift->detail;
   ASSERT_EQ(r.backends[0].drift.size(), 1u);

@@ -9,32 +9,52 @@
 namespace gbc {
 namespace {
 
-FailureSignature sig(std::string backend, std::string kind, std::string detail, std::vector<std::string> ops) {
-  return FailureSignature{std::move(backend), std::move(kind), std::move(detail), std::move(ops)};
+using Kind = FailureSignature::Kind;
+
+FailureSignature sig(std::string backend, Kind kind, std::string detail, std::vector<std::string> ops) {
+  return FailureSignature{std::move(backend), kind, std::move(detail), std::move(ops)};
 }
 
 TEST(FailureSignature, HasAStableTextAndHash) {
-  FailureSignature s = sig("gbc", "divergence", "fp64,tolerance", {"sin", "tanh"});
+  FailureSignature s = sig("gbc", Kind::Divergence, "fp64,tolerance", {"sin", "tanh"});
   EXPECT_EQ(s.str(), "gbc divergence fp64,tolerance [sin,tanh]");
   // FNV-1a 64 of the text (computed independently): the same on every machine and in every run.
   EXPECT_EQ(s.hash(), "ba8955f622be6461");
-  EXPECT_EQ(sig("gbc", "timeout", "", {"exp"}).str(), "gbc timeout [exp]");
+  EXPECT_EQ(sig("gbc", Kind::Timeout, "", {"exp"}).str(), "gbc timeout [exp]");
 }
 
 TEST(FailureSignature, SameFailureIgnoresTheOpsButNotTheKind) {
-  FailureSignature a = sig("gbc", "divergence", "tolerance", {"add", "sin", "tanh"});
-  EXPECT_TRUE(a.same_failure(sig("gbc", "divergence", "tolerance", {"tanh"})));
-  EXPECT_FALSE(a == sig("gbc", "divergence", "tolerance", {"tanh"}));
-  EXPECT_FALSE(a.same_failure(sig("gbc", "crash", "SIGSEGV", {"tanh"})));
-  EXPECT_FALSE(a.same_failure(sig("nnc", "divergence", "tolerance", {"tanh"})));
-  EXPECT_FALSE(a.same_failure(sig("gbc", "divergence", "nan_inf", {"tanh"})));
+  FailureSignature a = sig("gbc", Kind::Divergence, "tolerance", {"add", "sin", "tanh"});
+  EXPECT_TRUE(a.same_failure(sig("gbc", Kind::Divergence, "tolerance", {"tanh"})));
+  EXPECT_FALSE(a == sig("gbc", Kind::Divergence, "tolerance", {"tanh"}));
+  EXPECT_FALSE(a.same_failure(sig("gbc", Kind::Crash, "SIGSEGV", {"tanh"})));
+  EXPECT_FALSE(a.same_failure(sig("nnc", Kind::Divergence, "tolerance", {"tanh"})));
+  EXPECT_FALSE(a.same_failure(sig("gbc", Kind::Divergence, "nan_inf", {"tanh"})));
 }
 
 TEST(FailureSignature, RoundTripsThroughJson) {
-  FailureSignature a = sig("gbc", "error", "tanh: index N out of range", {"tanh"});
+  FailureSignature a = sig("gbc", Kind::Error, "tanh: index N out of range", {"tanh"});
   nlohmann::json j = a.to_json();
   EXPECT_EQ(j["hash"], a.hash());
   EXPECT_TRUE(FailureSignature::from_json(j) == a);
+}
+
+TEST(FailureSignature, KindsKeepTheirNamesInTextAndJson) {
+  const std::vector<std::pair<Kind, std::string>> names = {
+      {Kind::Divergence, "divergence"}, {Kind::Error, "error"}, {Kind::Crash, "crash"},   {Kind::Timeout, "timeout"},
+      {Kind::Oom, "oom"},               {Kind::GraphBreak, "graph-break"},               {Kind::Generator, "generator"}};
+  for (const auto& [kind, name] : names) {
+    EXPECT_EQ(FailureSignature::kind_name(kind), name);
+    EXPECT_EQ(FailureSignature::kind_from_name(name), kind) << name;
+    FailureSignature s = sig("gbc", kind, "d", {"exp"});
+    EXPECT_EQ(s.str(), "gbc " + name + " d [exp]");
+    EXPECT_EQ(s.to_json()["kind"], name);
+    EXPECT_EQ(FailureSignature::from_json(s.to_json()).kind, kind);
+  }
+  EXPECT_EQ(FailureSignature::kind_from_name("mismatch"), std::nullopt);
+  nlohmann::json unknown = sig("gbc", Kind::Crash, "SIGSEGV", {}).to_json();
+  unknown["kind"] = "segfault";
+  EXPECT_THROW(FailureSignature::from_json(unknown), std::invalid_argument);
 }
 
 TEST(FailureSignature, NormalizesErrorsToWhatStaysTheSame) {

@@ -86,7 +86,7 @@ TEST(Reducer, ReducesA200NodeChainToTheMiscompiledNode) {
   EXPECT_LE(r.nodes_after, 3);
   std::vector<std::string> ops = ops_of(r.model);
   EXPECT_NE(std::find(ops.begin(), ops.end(), "tanh"), ops.end());
-  EXPECT_EQ(r.signature.kind, "divergence");
+  EXPECT_EQ(r.signature.kind, FailureSignature::Kind::Divergence);
   EXPECT_TRUE(r.signature.same_failure(r.original));
   EXPECT_NE(std::find(r.signature.ops.begin(), r.signature.ops.end(), "tanh"), r.signature.ops.end());
   EXPECT_GT(r.accepted, 0);
@@ -99,8 +99,8 @@ TEST(Reducer, KeepsACrashSignatureWhileReducing) {
   BackendInfo crashing = planted("crashing", [] { return std::make_unique<testing::CrashingBackend>("exp"); });
   ReduceResult r = reduce_model(model, options_with(crashing));
   ASSERT_EQ(r.status, ReduceResult::Status::Reduced) << r.note;
-  EXPECT_EQ(r.original.kind, "crash");
-  EXPECT_EQ(r.signature.kind, "crash");
+  EXPECT_EQ(r.original.kind, FailureSignature::Kind::Crash);
+  EXPECT_EQ(r.signature.kind, FailureSignature::Kind::Crash);
   EXPECT_EQ(r.signature.detail, "SIGSEGV");
   EXPECT_LE(r.nodes_after, 3);
   std::vector<std::string> ops = ops_of(r.model);
@@ -194,7 +194,7 @@ TEST(SandboxedCheck, RunsAWholeCheckAndSignsItsFailures) {
   EXPECT_EQ(c.exit_code, kExitDivergence);
   ASSERT_EQ(c.signatures.size(), 1u);
   EXPECT_EQ(c.signatures[0].backend, "planted");
-  EXPECT_EQ(c.signatures[0].kind, "divergence");
+  EXPECT_EQ(c.signatures[0].kind, FailureSignature::Kind::Divergence);
   EXPECT_TRUE(c.report.contains("backends"));
 }
 

@@ -32,21 +32,25 @@ std::vector<std::string> producer_ops(const Model& model, const std::vector<Outp
 }
 
 std::string summary_of(const FailureSignature& s, const SandboxLimits& limits) {
-  if (s.kind == "divergence") return s.backend + " diverges from eager (" + s.detail + ")";
-  if (s.kind == "error") return s.backend + " raised: " + s.detail;
-  if (s.kind == "crash") return s.backend + " crashed (" + s.detail + ")";
-  if (s.kind == "timeout") return s.backend + " ran past the " + std::to_string(static_cast<int>(limits.timeout_s)) + " s limit";
-  if (s.kind == "oom") return s.backend + " ran out of memory";
-  if (s.kind == "generator") return "the generator made a graph eager cannot judge: " + s.detail;
-  return s.backend + " " + s.kind + " " + s.detail;
+  using Kind = FailureSignature::Kind;
+  switch (s.kind) {
+    case Kind::Divergence: return s.backend + " diverges from eager (" + s.detail + ")";
+    case Kind::Error: return s.backend + " raised: " + s.detail;
+    case Kind::Crash: return s.backend + " crashed (" + s.detail + ")";
+    case Kind::Timeout: return s.backend + " ran past the " + std::to_string(static_cast<int>(limits.timeout_s)) + " s limit";
+    case Kind::Oom: return s.backend + " ran out of memory";
+    case Kind::Generator: return "the generator made a graph eager cannot judge: " + s.detail;
+    case Kind::GraphBreak: break;
+  }
+  return s.backend + " " + FailureSignature::kind_name(s.kind) + " " + s.detail;
 }
 
 GraphFailure make_failure(FailureSignature s, const std::string& detail, const SandboxLimits& limits) {
-  if (s.kind != "divergence") s.ops.clear();
+  if (s.kind != FailureSignature::Kind::Divergence) s.ops.clear();
   GraphFailure f;
   f.signature = s;
   f.hit.key = dedupe_key(s);
-  f.hit.kind = s.kind;
+  f.hit.kind = FailureSignature::kind_name(s.kind);
   f.hit.backend = s.backend;
   f.hit.summary = summary_of(s, limits);
   f.hit.detail = detail;
@@ -69,12 +73,13 @@ json check_in_child(const Model& model, const GraphCheckOptions& options) {
   };
   if (!report.eager_error.empty()) {
     out["outcome"] = "invalid";
-    add(FailureSignature{"eager", "generator", normalize_error(report.eager_error), {}}, report.eager_error);
+    add(FailureSignature{"eager", FailureSignature::Kind::Generator, normalize_error(report.eager_error), {}},
+        report.eager_error);
     return out;
   }
   if (report.no_usable_case()) {
     out["outcome"] = "invalid";
-    add(FailureSignature{"eager", "generator", "eager disagrees with itself on every case", {}},
+    add(FailureSignature{"eager", FailureSignature::Kind::Generator, "eager disagrees with itself on every case", {}},
         report.unusable.front().reason);
     return out;
   }
@@ -82,7 +87,7 @@ json check_in_child(const Model& model, const GraphCheckOptions& options) {
     if (b.failures.empty()) continue;
     const CaseFailure& f = b.failures.front();
     FailureSignature s = signature_of_failure(model, b.backend, f);
-    if (s.kind == "divergence") s.ops = producer_ops(model, f.outputs);
+    if (s.kind == FailureSignature::Kind::Divergence) s.ops = producer_ops(model, f.outputs);
     std::string detail = !f.error.empty() ? f.error : f.outputs.empty() ? "" : f.outputs.front().output + ": " + f.outputs.front().detail;
     add(s, "case " + std::to_string(f.index) + ": " + detail);
     out["outcome"] = "fail";
@@ -121,7 +126,7 @@ GraphVerdict check_graph(const Model& model, const GraphCheckOptions& options) {
   } else if (r.status == SandboxResult::Status::Exception) {
     // The check itself threw: the generator made a model the harness rejects, or a harness bug.
     v.outcome = "invalid";
-    FailureSignature s{"gbcheck", "error", r.exception_type + ": " + normalize_error(r.error), {}};
+    FailureSignature s{"gbcheck", FailureSignature::Kind::Error, r.exception_type + ": " + normalize_error(r.error), {}};
     v.failures.push_back(make_failure(s, r.error, options.limits));
   } else {
     v.outcome = "fail";
