@@ -86,20 +86,6 @@ std::optional<YAML::Node> YamlReader::parse(const std::string& text) {
   }
 }
 
-std::optional<YAML::Node> YamlReader::parse_config(const std::string& text, const std::vector<std::string>& allowed,
-                                                   const std::string& what) {
-  std::optional<YAML::Node> root = parse(text);
-  if (!root) return std::nullopt;
-  if (root->IsNull()) return YAML::Node(YAML::NodeType::Map);
-  if (!root->IsMap()) {
-    diags_.error(SourceLoc{file_, 1, 1}, "a " + what + " must be a YAML map of `key: value` lines",
-                 "see docs/configs.md for its keys");
-    return std::nullopt;
-  }
-  check_keys(*root, allowed, what);
-  return root;
-}
-
 std::optional<Scalar> YamlReader::parse_number(const YAML::Node& node) {
   if (!node.IsScalar() || node.Tag() == "!") return std::nullopt;  // quoted: a string
   const std::string& s = node.Scalar();

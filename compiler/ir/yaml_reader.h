@@ -1,7 +1,7 @@
 // Typed reads from yaml-cpp nodes that report problems as diagnostics with file:line:col instead
 // of throwing, so that one load reports every error in a file. Used by the model loader
 // (harness/model) and the readers of the files under configs/ (docs/configs.md). Tested through
-// tests/harness/error_corpus_test.cpp and tests/harness/config_error_corpus_test.cpp.
+// tests/harness/error_corpus_test.cpp and tests/harness/config_files_test.cpp.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -42,12 +42,6 @@ class YamlReader {
 
   /// The document in `text`; nullopt after reporting invalid YAML at its line:col.
   std::optional<YAML::Node> parse(const std::string& text);
-  /// The top-level map of a config file (`what` names it: "fuzz config"), its keys checked against
-  /// `allowed`; an empty document is an empty map. nullopt after reporting invalid YAML or a
-  /// document that is not a map.
-  std::optional<YAML::Node> parse_config(const std::string& text, const std::vector<std::string>& allowed,
-                                         const std::string& what);
-
   /// A plain scalar as a number (int, float incl. nan/inf, or bool); nullopt when it is not one.
   static std::optional<Scalar> parse_number(const YAML::Node& node);
   static bool is_identifier(const std::string& s);

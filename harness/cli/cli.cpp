@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ir/diagnostics.h"
+#include "compiler/support/config_dir.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/runner/check_report.h"
 #include "harness/version.h"
@@ -88,9 +89,12 @@ int cli_main(int argc, char** argv) {
   }
   try {
     return action ? action() : kExitInvalid;
-  } catch (const ModelError& e) {
+  } catch (const InputError& e) {  // an invalid model or config file
     std::cerr << e.diagnostics().str();
     return kExitInvalid;
+  } catch (const ConfigNotFound& e) {
+    std::cerr << "gbcheck: " << e.what() << "\n";
+    return kExitEnvironment;
   } catch (const InternalError& e) {
     std::cerr << "gbcheck: " << e.what() << "\nthis is a bug in gbcheck; please report it with the model and command\n";
     return kExitInternal;
