@@ -240,8 +240,10 @@ class StopSignals {
 std::string generator_args(const FuzzOptions& o) {
   const GeneratorConfig& g = o.generator;
   const GeneratorConfig defaults = default_generator_config();
-  std::string s = (o.fuzz_config_path.empty() ? "" : "--fuzz-config " + o.fuzz_config_path + " ") + "--min-nodes " + std::to_string(g.min_nodes) + " --max-nodes " + std::to_string(g.max_nodes) +
-                  " --cases " + std::to_string(g.cases) + " --backends " + join(o.check.backends);
+  // The file first: the options after it override its keys, as on the fuzz command line.
+  std::string s = o.fuzz_config_path.empty() ? "" : "--fuzz-config " + o.fuzz_config_path + " ";
+  s += "--min-nodes " + std::to_string(g.min_nodes) + " --max-nodes " + std::to_string(g.max_nodes) + " --cases " +
+       std::to_string(g.cases) + " --backends " + join(o.check.backends);
   if (!g.allow_breaks) s += " --no-breaks";
   if (!g.allow_random) s += " --no-random";
   if (g.special_values != defaults.special_values) s += " --special-values " + std::to_string(g.special_values);
