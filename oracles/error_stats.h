@@ -6,12 +6,11 @@
 // are close, and NaN is close to NaN only with equal_nan. Test: tests/oracles/error_stats_test.cpp.
 #pragma once
 
-#include <ATen/core/Tensor.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "compiler/aten/tensor_fwd.h"
 #include "harness/model/check_config.h"
 #include "oracles/error_stat.h"
 

@@ -3,14 +3,13 @@
 // sees this interface; backends are created by name from backend_registry.cpp.
 #pragma once
 
-#include <ATen/core/Tensor.h>
-
 #include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "compiler/aten/tensor_fwd.h"
 #include "compiler/ir/graph.h"
 
 namespace gbc {
