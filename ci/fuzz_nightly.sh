@@ -21,7 +21,7 @@ source "$root/ci/lib/setup.sh"
 usage() { sed -n '4,18p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 build_gbcheck() {
   gbcheck_install_deps
-  gbcheck_build "$root/build"
+  gbcheck_build "$root/build" gbcheck
 }
 gbcheck_bin="$root/build/bin/gbcheck"
 

@@ -23,7 +23,7 @@ fi
 
 start=$(date +%s)
 gbcheck_install_deps
-gbcheck_build "$root/$build" "${cmake_args[@]}"
+gbcheck_build "$root/$build" all "${cmake_args[@]}"
 echo "ci/test.sh: built in $(( $(date +%s) - start )) s" >&2
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900
 # 60 s of libFuzzer on the model loader (about 2 min with its clang build; docs/fuzzing.md).

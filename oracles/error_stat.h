@@ -3,10 +3,10 @@
 // of the per-element errors. Used by the tolerance and fp64 oracles. Test: tests/oracles/.
 #pragma once
 
-#include <ATen/core/Tensor.h>
-
 #include <optional>
 #include <string>
+
+#include "compiler/aten/tensor_fwd.h"
 
 namespace gbc {
 

@@ -6,14 +6,13 @@
 // are close, and NaN is close to NaN only with equal_nan. Test: tests/oracles/error_stats_test.cpp.
 #pragma once
 
-#include <ATen/core/Tensor.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "oracles/tolerance.h"
+#include "compiler/aten/tensor_fwd.h"
 #include "oracles/error_stat.h"
+#include "oracles/tolerance.h"
 
 namespace gbc {
 

@@ -9,10 +9,13 @@ GBCHECK_PACKAGES=(cmake ninja-build ccache g++ libtorch-dev librapidcheck-dev li
 # clang (with libFuzzer) only when fuzzing the loader is asked for: ci/fuzz_loader.sh sets
 # GBCHECK_WITH_LIBFUZZER=1.
 gbcheck_missing_packages() {
-  local missing=() p packages=("${GBCHECK_PACKAGES[@]}")
+  local packages=("${GBCHECK_PACKAGES[@]}") installed p missing=()
   [ -n "${GBCHECK_WITH_LIBFUZZER:-}" ] && packages+=(clang)
+  # One dpkg-query for all of them: ./gbcheck runs this on every call.
+  installed=" $(dpkg-query -W -f='${db:Status-Abbrev}${Package} ' "${packages[@]}" 2>/dev/null |
+                 grep -oE 'ii +[^ ]+' | sed -E 's/^ii +//' | tr '\n' ' ') "
   for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    [[ "$installed" == *" $p "* ]] || missing+=("$p")
   done
   echo "${missing[@]}"
 }
@@ -41,25 +44,32 @@ gbcheck_install_deps() {
   fi
 }
 
-# gbcheck_build BUILD_DIR [cmake args...]: configure once, then an incremental build.
+# gbcheck_build BUILD_DIR TARGET [cmake args...]: configure once, then an incremental build of
+# TARGET (`all`: every target, the test suites included). Says nothing when nothing is built:
+# ./gbcheck runs this on every call.
 gbcheck_build() {
-  local root build
+  local root build target
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-  build=$1; shift
-  local log="$build/build.log"
+  build=$1 target=$2; shift 2
+  local log="$build/build.log" note="gbcheck: building $target in $build (the first build takes a few minutes)..."
   if [ ! -f "$build/build.ninja" ]; then
     echo "gbcheck: configuring in $build (Release)" >&2
     mkdir -p "$build"
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >"$log" 2>&1 || {
       cat "$log" >&2; echo "gbcheck: cmake configure failed" >&2; exit 3; }
+    echo "$note" >&2
+    note=""
   fi
-  # The dry run's output is captured whole: `ninja -n | grep -q` under pipefail fails when grep
-  # exits at its first match and ninja dies of SIGPIPE, which skipped the build.
-  local pending
-  pending=$(ninja -C "$build" -n 2>&1 || true)
-  if grep -q '^\[' <<<"$pending"; then
-    echo "gbcheck: building in $build (the first build takes several minutes)..." >&2
+  # One ninja run, no dry run first (`ninja -n` stops at the manifest check that CMake's
+  # CONFIGURE_DEPENDS globs force, so it cannot tell). The note comes with the first step that
+  # builds something; ninja's "Re-checking globbed directories" runs every time and is no work.
+  local -
+  set -o pipefail
+  if ! ninja -C "$build" -j "$(nproc)" "$target" 2>&1 |
+       awk -v logfile="$log" -v note="$note" '
+         { print > logfile }
+         note != "" && /^\[[0-9]+\/[0-9]+\] / && !/Re-checking globbed directories/ {
+           print note > "/dev/stderr"; fflush("/dev/stderr"); note = "" }'; then
+    grep -E "error|Error" -A3 "$log" | head -60 >&2; echo "gbcheck: build failed (log: $log)" >&2; exit 3
   fi
-  ninja -C "$build" -j "$(nproc)" >"$log" 2>&1 || {
-    grep -E "error|Error" -A3 "$log" | head -60 >&2; echo "gbcheck: build failed (log: $log)" >&2; exit 3; }
 }

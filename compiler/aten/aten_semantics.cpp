@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <utility>
 
 namespace gbc {
 namespace {
@@ -53,7 +54,17 @@ const AtenSemantics& aten_semantics(c10::Device device) {
   static std::map<c10::DeviceType, AtenSemantics> probed;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = probed.find(device.type());
-  if (it == probed.end()) it = probed.emplace(device.type(), probe(device)).first;
+  if (it == probed.end()) {
+    AtenSemantics found;
+    try {
+      found = probe(device);
+    } catch (const c10::Error&) {
+      // No such device in this process (CUDA plans compiled and interpreted on a CPU-only
+      // machine): the kernels run on CPU tensors, so the CPU's semantics are the ones to follow.
+      found = probe(c10::Device(c10::kCPU));
+    }
+    it = probed.emplace(device.type(), std::move(found)).first;
+  }
   return it->second;
 }
 

@@ -20,7 +20,8 @@ struct AtenSemantics {
   std::set<std::string> half_numbers_in_float32;
 };
 
-/// Probed on the first call for each device type (one-element ops there), then cached.
+/// Probed on the first call for each device type (one-element ops there), then cached. A device
+/// type this process cannot use gets the CPU's answer.
 const AtenSemantics& aten_semantics(c10::Device device);
 
 }  // namespace gbc

@@ -45,7 +45,7 @@ void Diagnostics::sort_by_location() {
   });
 }
 
-ModelError::ModelError(Diagnostics diagnostics)
+InputError::InputError(Diagnostics diagnostics)
     : std::runtime_error(diagnostics.str()), diagnostics_(std::move(diagnostics)) {}
 
 void internal_error(const std::string& message) { throw InternalError("internal error: " + message); }

@@ -44,14 +44,27 @@ class Diagnostics {
   std::vector<Diagnostic> list_;
 };
 
-/// A model the user wrote is invalid; carries every diagnostic found.
-class ModelError : public std::runtime_error {
+/// Input the user wrote is invalid; carries every diagnostic found. Exit code 2.
+class InputError : public std::runtime_error {
  public:
-  explicit ModelError(Diagnostics diagnostics);
+  explicit InputError(Diagnostics diagnostics);
   const Diagnostics& diagnostics() const { return diagnostics_; }
 
  private:
   Diagnostics diagnostics_;
+};
+
+/// A model (model.yaml, or what the command line made of it) is invalid.
+class ModelError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+/// A config file (configs/*.yaml, or one given with --fuzz-config or --reduce-config) is invalid
+/// (docs/configs.md).
+class ConfigError : public InputError {
+ public:
+  using InputError::InputError;
 };
 
 /// gbcheck itself is wrong (an invariant broke). Reported with exit code 3.

@@ -344,6 +344,17 @@ void exec_cast(const Instr& in, Frame& f, int64_t n) {
 }
 
 template <typename T>
+T pairwise_sum(const T* v, int64_t n) {
+  if (n <= 8) {
+    T s = v[0];
+    for (int64_t k = 1; k < n; ++k) s = gbc_add(s, v[k]);
+    return s;
+  }
+  const int64_t half = n / 2;
+  return gbc_add(pairwise_sum(v, half), pairwise_sum(v + half, n - half));
+}
+
+template <typename T>
 void exec_fold(const Instr& in, Frame& f, int64_t n) {
   const T* v = reg<T>(f, in.a);
   T acc = f.acc.get<T>();
@@ -356,7 +367,13 @@ void exec_fold(const Instr& in, Frame& f, int64_t n) {
           break;
         }
       }
-      for (int64_t k = 0; k < n; ++k) acc = gbc_add(acc, v[k]);
+      if constexpr (std::is_floating_point_v<T>) {
+        // Pairwise within the chunk, as vector lanes and GPU thread trees add: a running sum of
+        // tens of thousands of float32 terms drifts further from eager than any compiled order.
+        if (n > 0) acc = gbc_add(acc, pairwise_sum(v, n));
+      } else {
+        for (int64_t k = 0; k < n; ++k) acc = gbc_add(acc, v[k]);
+      }
       break;
     case kir::Combine::Prod:
       for (int64_t k = 0; k < n; ++k) acc = gbc_mul(acc, v[k]);

@@ -13,6 +13,8 @@
 #include "compiler/passes/dce.h"
 #include "compiler/passes/decompose.h"
 #include "compiler/passes/functionalize.h"
+#include "compiler/passes/pipeline_config.h"
+#include "compiler/support/config_dir.h"
 #include "compiler/support/log.h"
 
 namespace gbc {
@@ -28,12 +30,21 @@ bool pass_times_enabled() {
   return v && std::strcmp(v, "1") == 0;
 }
 
+// The passes' names, then the switches of the steps that run per region after them.
+std::vector<std::string> with_region_switches(const std::vector<PassInfo>& passes) {
+  std::vector<std::string> names;
+  for (const auto& p : passes) names.push_back(p.name);
+  names.push_back(kFusePass);
+  names.push_back(kFoldParamsPass);
+  return names;
+}
+
 std::string ir_text(const Graph& g) { return print_graph(g, PrintOptions{/*locations=*/false}); }
 
 }  // namespace
 
-const std::vector<PassInfo>& graph_pipeline() {
-  static const std::vector<PassInfo> pipeline = {
+const std::vector<PassInfo>& graph_pass_registry() {
+  static const std::vector<PassInfo> registry = {
       {"functionalize", "in-place add_/mul_ on values nobody else observes become out-of-place ops", &functionalize},
       {"decompose", "softmax, layer_norm, var, gelu, ... become primitives the fusion partitioner fuses", &decompose},
       {"constant_fold", "elementwise ops on constants are evaluated; x*1, x+0 and similar identities go away",
@@ -41,19 +52,28 @@ const std::vector<PassInfo>& graph_pipeline() {
       {"cse", "identical pure nodes are computed once", &cse},
       {"dce", "nodes whose results are unused and that have no side effects are removed", &dce},
   };
+  return registry;
+}
+
+const std::vector<PassInfo>& graph_pipeline() {
+  static const std::vector<PassInfo> pipeline = [] {
+    std::vector<std::string> known;
+    for (const auto& p : graph_pass_registry()) known.push_back(p.name);
+    std::vector<PassInfo> passes;
+    for (const std::string& name : load_pipeline_config(config_file("pipeline.yaml"), known))
+      for (const auto& p : graph_pass_registry())
+        if (p.name == name) passes.push_back(p);
+    return passes;
+  }();
   return pipeline;
 }
 
-std::vector<std::string> all_pass_names() {
-  std::vector<std::string> names;
-  for (const auto& p : graph_pipeline()) names.push_back(p.name);
-  names.push_back(kFusePass);
-  names.push_back(kFoldParamsPass);
-  return names;
-}
+std::vector<std::string> all_pass_names() { return with_region_switches(graph_pipeline()); }
+
+std::vector<std::string> known_pass_names() { return with_region_switches(graph_pass_registry()); }
 
 bool is_known_pass(const std::string& name) {
-  std::vector<std::string> names = all_pass_names();
+  std::vector<std::string> names = known_pass_names();
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 

@@ -5,12 +5,11 @@
 // Tests: tests/runtime/backends_test.cpp.
 #pragma once
 
-#include <ATen/core/Tensor.h>
-
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "compiler/aten/tensor_fwd.h"
 #include "compiler/ir/graph.h"
 #include "compiler/runtime/compile_event.h"
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ir/diagnostics.h"
+#include "compiler/support/config_dir.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/runner/check_report.h"
 #include "harness/version.h"
@@ -57,9 +58,10 @@ int cli_main(int argc, char** argv) {
   CLI::App app{"gbcheck: differential testing of ML graph compilers against eager LibTorch.\n\n"
                "  gbcheck MODEL.yaml [options]      check a model (same as `gbcheck check`)\n"
                "  gbcheck COMMAND --help            options of a command\n\n"
-               "Exit codes: 0 pass, 1 divergence or failed expectation, 2 invalid model or usage,\n"
-               "3 internal error (a gbcheck bug), 4 unusable environment (e.g. no GPU for device: cuda).\n"
-               "Docs: docs/cli.md, docs/model-format.md.",
+               "Exit codes: 0 pass, 1 divergence or failed expectation, 2 invalid model, config or usage,\n"
+               "3 internal error (a gbcheck bug), 4 unusable environment (e.g. no GPU for device: cuda,\n"
+               "no configs/ folder: see $GBCHECK_CONFIG_DIR).\n"
+               "Docs: docs/cli.md, docs/model-format.md, docs/configs.md.",
                "gbcheck"};
   app.set_version_flag("--version", std::string("gbcheck ") + kGbcheckVersion + " (LibTorch " + TORCH_VERSION +
                                         ", CUDA " + (at::hasCUDA() ? "available" : "not available") + ")");
@@ -88,9 +90,12 @@ int cli_main(int argc, char** argv) {
   }
   try {
     return action ? action() : kExitInvalid;
-  } catch (const ModelError& e) {
+  } catch (const InputError& e) {  // an invalid model or config file
     std::cerr << e.diagnostics().str();
     return kExitInvalid;
+  } catch (const ConfigNotFound& e) {
+    std::cerr << "gbcheck: " << e.what() << "\n";
+    return kExitEnvironment;
   } catch (const InternalError& e) {
     std::cerr << "gbcheck: " << e.what() << "\nthis is a bug in gbcheck; please report it with the model and command\n";
     return kExitInternal;

@@ -1,47 +1,92 @@
 // `gbcheck fuzz --out DIR [--time 8h] [--cases N] [--backends gbc,nnc] [--seed S] [--jobs J]
-// [--shard i/N] [--resume]`: the nightly fuzzing campaign (harness/fuzz/campaign/fuzz_campaign.h).
-// Exit codes: 0 the run completed (its findings are in the store: `gbcheck db report DIR`), 2 bad
-// usage, 3 a worker died outside the sandbox (a gbcheck bug), 130 interrupted (continue it with
-// --resume). Docs: docs/fuzzing.md.
+// [--shard i/N] [--resume] [--fuzz-config FILE]`: the nightly fuzzing campaign
+// (harness/fuzz/campaign/fuzz_campaign.h), with the generator settings of configs/fuzz.yaml and
+// FILE's keys on top. Exit codes: 0 the run completed (its findings are in the store: `gbcheck db
+// report DIR`), 2 bad usage or config, 3 a worker died outside the sandbox (a gbcheck bug), 4
+// configs/ missing, 130 interrupted (continue it with --resume). Docs: docs/fuzzing.md,
+// docs/configs.md. Tests: tests/fuzz/fuzz_cli_test.cpp, tests/cli/config_flags_test.cpp.
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
+#include "compiler/passes/pass_manager.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/fuzz/campaign/duration.h"
 #include "harness/fuzz/campaign/fuzz_campaign.h"
 #include "harness/fuzz/campaign/fuzz_progress.h"
+#include "harness/fuzz/fuzz_config.h"
 #include "harness/runner/check_report.h"
 
 namespace gbc {
 
+namespace {
+
+// The generator settings and backends of a new run: configs/fuzz.yaml, then --fuzz-config, then
+// the command line's options. Backends named by a config file are checked here, where their
+// file:line:col is known. Returns the exit code to stop with, or nullopt to go on.
+struct GeneratorArgs {
+  std::string fuzz_config;
+  std::vector<std::string> backends;
+  std::optional<int> min_nodes, max_nodes, graph_cases;
+  bool no_breaks = false;
+
+  std::optional<int> apply(FuzzOptions& f) const {
+    FuzzConfig config = load_fuzz_config(fuzz_config);
+    graph_pipeline();  // read here: an error in it is the run's, not every graph's check
+    f.generator = config.generator;
+    f.generator.cases = graph_cases.value_or(config.campaign.graph_cases);
+    if (min_nodes) f.generator.min_nodes = *min_nodes;
+    if (max_nodes) f.generator.max_nodes = *max_nodes;
+    if (no_breaks) f.generator.allow_breaks = false;
+    f.fuzz_config_path = fuzz_config.empty() ? "" : std::filesystem::absolute(fuzz_config).string();
+    if (!backends.empty()) {
+      f.check.backends = backends;
+      return std::nullopt;
+    }
+    f.check.backends = config.campaign.backends;
+    Diagnostics d;
+    for (const std::string& b : f.check.backends)
+      if (!find_backend(b))
+        d.error(config.loc_of("campaign.backends"), "unknown backend '" + b + "'", "`gbcheck check --help` lists the backends");
+    if (!d.has_errors()) return std::nullopt;
+    std::cerr << d.str();
+    return kExitInvalid;
+  }
+};
+
+}  // namespace
+
 std::function<int()> add_fuzz_command(CLI::App& sub) {
   struct Args {
     FuzzOptions fuzz;
+    GeneratorArgs generator;
     std::string time, shard;
     std::optional<int64_t> cases;
     int64_t seed = 0;
     double memory_mb = 4096;
-    bool no_cache = false, no_breaks = false, quiet = false;
+    bool no_cache = false, quiet = false;
   };
   auto a = std::make_shared<Args>();
   FuzzOptions& f = a->fuzz;
-  f.check.backends = {"gbc"};
-  f.generator.cases = 4;
+  GeneratorArgs& g = a->generator;
   sub.add_option("--out,-o", f.out_dir, "folder of the campaign: fuzz.db (the store) and repros/")->required();
   sub.add_option("--time", a->time, "how long to run: 8h, 90m, 1h30m, 45s (a resumed run keeps its own limit)");
   sub.add_option("--cases", a->cases, "size of the seed space: graphs at positions 0..N-1 (all shards together)");
-  sub.add_option("--backends", f.check.backends, "compiled paths to check against eager")->delimiter(',')->capture_default_str();
+  sub.add_option("--backends", g.backends, "compiled paths to check against eager (default: campaign.backends of the fuzz config)")
+      ->delimiter(',');
   sub.add_option("--seed", a->seed, "seed of position 0: position k checks the graph of seed S+k")->capture_default_str();
   sub.add_option("--jobs,-j", f.jobs, "worker processes")->capture_default_str();
   sub.add_option("--shard", a->shard, "i/N: check only positions k = i (mod N), for N machines");
   sub.add_flag("--resume", f.resume, "continue the unfinished run in DIR with its stored settings");
-  sub.add_option("--min-nodes", f.generator.min_nodes, "fewest nodes per graph")->capture_default_str();
-  sub.add_option("--max-nodes", f.generator.max_nodes, "most nodes per graph")->capture_default_str();
-  sub.add_option("--graph-cases", f.generator.cases, "input cases checked per graph (check.cases)")->capture_default_str();
-  sub.add_flag("--no-breaks", a->no_breaks, "straight-line graphs: no print, item, if, nonzero, opaque custom");
+  sub.add_option("--fuzz-config", g.fuzz_config,
+                 "a fuzz config whose keys override configs/fuzz.yaml's (generator settings, op weights; docs/configs.md)");
+  sub.add_option("--min-nodes", g.min_nodes, "fewest nodes per graph (default: the fuzz config's)");
+  sub.add_option("--max-nodes", g.max_nodes, "most nodes per graph (default: the fuzz config's)");
+  sub.add_option("--graph-cases", g.graph_cases, "input cases checked per graph (check.cases; default: campaign.graph_cases)");
+  sub.add_flag("--no-breaks", g.no_breaks, "straight-line graphs: no print, item, if, nonzero, opaque custom");
   sub.add_option("--timeout", f.check.limits.timeout_s, "seconds one graph's check may take before it counts as a hang")
       ->capture_default_str();
   sub.add_option("--memory-mb", a->memory_mb, "memory one graph's check may add before it counts as out of memory")
@@ -65,7 +110,7 @@ std::function<int()> add_fuzz_command(CLI::App& sub) {
     }
     f.cases = a->cases;
     f.seed = static_cast<uint64_t>(a->seed);
-    f.generator.allow_breaks = !a->no_breaks;
+    if (auto stop = a->generator.apply(f)) return *stop;
     f.check.backend_options.use_cache = !a->no_cache;
     f.check.limits.memory_bytes = static_cast<size_t>(a->memory_mb * 1024 * 1024);
     if (!f.resume && !f.check.backend_options.inject_fault.empty())

@@ -1,8 +1,10 @@
-// `gbcheck reduce MODEL.yaml [--backend B] [--out DIR]`: the smallest model that still fails the
-// same way (harness/reduce/reducer.h). Progress (phase, nodes left, candidates, checks, elapsed)
+// `gbcheck reduce MODEL.yaml [--backend B] [--out DIR] [--reduce-config FILE]`: the smallest
+// model that still fails the same way (harness/reduce/reducer.h), with the pass schedule of
+// configs/reduce.yaml and FILE's keys on top. Progress (phase, nodes left, candidates, checks, elapsed)
 // goes to stderr; the summary to stdout; DIR gets model.yaml, inputs.json and summary.json.
 // Exit codes: 0 a reduced model was written, 1 nothing to reduce (the model passes) or the check is
-// nondeterministic, 2 invalid model or usage. Test: tests/reduce/reducer_test.cpp (the library).
+// nondeterministic, 2 invalid model, config or usage, 4 configs/ missing. Tests:
+// tests/reduce/reducer_test.cpp (the library), tests/cli/config_flags_test.cpp (--reduce-config).
 #include <ATen/Parallel.h>
 #include <unistd.h>
 
@@ -60,6 +62,7 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
     RunArgs run;
     std::string out_dir;
     std::string json_path;
+    std::string reduce_config;
     double timeout_s = 30.0;
     double memory_gib = 4.0;
     int max_checks = 0;
@@ -71,6 +74,8 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
   sub.add_option("--memory", args->memory_gib, "GiB each candidate's check may allocate (default 4; 0: no limit)");
   sub.add_option("--max-checks", args->max_checks, "stop after this many checks and keep the smallest model so far (default: no limit)");
   sub.add_option("--json", args->json_path, "also write the summary as JSON (schema gbcheck.reduce/v1, docs/cli.md)");
+  sub.add_option("--reduce-config", args->reduce_config,
+                 "a reduce config whose keys override configs/reduce.yaml's (the pass schedule; docs/configs.md)");
   return [args]() -> int {
     if (!args->run.apply_logging()) return kExitInvalid;
     if (args->run.backends.size() > 1) {
@@ -85,6 +90,8 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
       std::cerr << "gbcheck: --timeout must be positive, --memory and --max-checks not negative\n";
       return kExitInvalid;
     }
+    ReduceOptions opt;
+    opt.config = load_reduce_config(args->reduce_config);
     // Candidates run in forked children: ATen must not have started worker threads (sandbox.h).
     at::set_num_threads(1);
     Model model = args->run.load();
@@ -93,7 +100,6 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
     model.check.backends = run.backends;
     if (run.cases > 0) model.check.cases = run.cases;
 
-    ReduceOptions opt;
     opt.backend = args->run.backends.empty() ? "" : args->run.backends[0];
     opt.only_case = run.only_case;
     opt.fullgraph = run.fullgraph;

@@ -5,12 +5,31 @@
 
 #include <iostream>
 
+#include "compiler/ir/op_schema.h"
+#include "compiler/passes/pass_manager.h"
 #include "compiler/support/log.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_report.h"
 
 namespace gbc {
+namespace {
+
+Diagnostics unknown_passes(const std::vector<std::string>& names) {
+  Diagnostics d;
+  const std::vector<std::string> known = known_pass_names();
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  for (const std::string& name : names) {
+    if (is_known_pass(name)) continue;
+    std::string close = closest_name(name, known);
+    d.error({"command line", 0, 0}, "--disable-pass: unknown pass '" + name + "'",
+            (close.empty() ? "" : "did you mean '" + close + "'? ") + "passes: " + list);
+  }
+  return d;
+}
+
+}  // namespace
 
 void RunArgs::add_to(CLI::App& app, bool model_required) {
   auto* m = app.add_option("model", model_path, "the model.yaml to check (docs/model-format.md)");
@@ -30,7 +49,9 @@ void RunArgs::add_to(CLI::App& app, bool model_required) {
   app.add_option("--device", device, "cpu or cuda (overrides check.device)")->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_flag("--fullgraph", fullgraph,
                "fail on the first graph break, naming it (like torch.compile(fullgraph=True))");
-  app.add_option("--disable-pass", disabled_passes, "switch off a gbc compiler pass by name; repeatable");
+  app.add_option("--disable-pass", disabled_passes,
+                 "switch off a gbc compiler pass by name; repeatable (graph passes as in configs/pipeline.yaml, fuse, "
+                 "fold_params)");
   app.add_option("--cache-dir", cache_dir, "where compiled kernels are cached (default: $GBCHECK_CACHE_DIR or ~/.cache/gbcheck)");
   app.add_flag("--no-cache", no_cache, "compile every kernel afresh, ignoring the kernel cache");
   app.add_option("--log", log_channels,
@@ -73,6 +94,13 @@ std::optional<int> RunArgs::resolve(const Model& model, RunOptions& out) const {
   }
   if (!device.empty()) out.backend_options.device = device;
   out.fullgraph = fullgraph;
+  // The pipeline file is read here, so that an error in it stops the command as such (exit 2 or
+  // 4) instead of failing a backend's compile.
+  graph_pipeline();
+  if (Diagnostics bad = unknown_passes(disabled_passes); bad.has_errors()) {
+    std::cerr << bad.str();
+    return kExitInvalid;
+  }
   out.backend_options.disabled_passes = disabled_passes;
   out.backend_options.cache_dir = cache_dir;
   out.backend_options.use_cache = !no_cache;

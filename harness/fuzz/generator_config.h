@@ -1,6 +1,9 @@
-// What the random graph generator makes: graph sizes, the op mix, dtypes, whether graph breaks
-// and random ops may appear, and the check: section of the generated models. Consumed by
-// generate_model (graph_generator.h); tested in tests/fuzz/graph_generator_test.cpp.
+// What the random graph generator makes: graph sizes, the op mix, dtypes, shapes, how values are
+// reused, whether graph breaks and random ops may appear, and the check: section of the generated
+// models. The values live in configs/fuzz.yaml (read by fuzz_config.h; docs/configs.md says what
+// each key does): a GeneratorConfig made in code has no defaults, so start from
+// default_generator_config(). Consumed by generate_model (graph_generator.h); tested in
+// tests/fuzz/graph_generator_test.cpp and tests/fuzz/fuzz_config_test.cpp.
 #pragma once
 
 #include <cstdint>
@@ -8,53 +11,75 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir/config_problem.h"
 #include "compiler/ir/dtype.h"
 #include "compiler/ir/graph.h"
 
 namespace gbc {
 
+/// How a fresh floating input with no domain to respect draws its values (relative weights):
+/// normal(0, 1), uniform(-2, 2), integers in [-4, 4] (they make ties for argmax and comparisons),
+/// or the constant 1.5.
+struct InputValueWeights {
+  double normal = 0, uniform = 0, integers = 0, constant = 0;
+};
+
 struct GeneratorConfig {
   /// Nodes per graph, nested `if` branches included; each graph draws its size in this range.
-  int min_nodes = 5;
-  int max_nodes = 20;
-  /// Dtypes of generated inputs and casts. The first is the graph's main dtype: fresh inputs take
-  /// it half the time. At least one must be floating (most ops need one).
-  std::vector<DType> dtypes = {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16, DType::Int64,
-                               DType::Int32,   DType::Int16,   DType::Int8,    DType::UInt8,    DType::Bool};
-  /// Relative weight of each op (names as in model.yaml). Ops not listed weigh 1; 0 disables one.
+  int min_nodes = 0;
+  int max_nodes = 0;
+  /// Dtypes of generated inputs and casts. The first is the graph's main dtype, taken with
+  /// probability main_dtype_rate before a uniform pick among all. At least one must be floating.
+  std::vector<DType> dtypes;
+  double main_dtype_rate = 0;
+  /// Relative weight of each op (names as in model.yaml); 0 disables one. Every op has an entry.
   std::map<std::string, double> op_weights;
   /// Graph breaks: print, item, if, nonzero, and custom kernels without `meta: same_as_input`.
   /// Off gives straight-line graphs that a compiler can capture whole.
-  bool allow_breaks = true;
+  bool allow_breaks = false;
   /// dropout in training mode (the only op whose result is random).
-  bool allow_random = true;
+  bool allow_random = false;
   /// check.special_values of every model (NaN/Inf/... in float inputs), and the rate at which a
   /// float number written in args is NaN or +-Inf.
-  double special_values = 0.02;
-  int max_rank = 4;
+  double special_values = 0;
+  int max_rank = 0;
+  /// Relative weight of each tensor rank 0..8 when a shape is drawn (ranks above max_rank unused).
+  std::vector<double> rank_weights;
   /// No tensor may hold more elements than this for any value of the dims.
-  int64_t max_numel = 4096;
+  int64_t max_numel = 0;
   /// Largest size of an input's dim: symbolic ranges and constant sizes stay within it.
-  int64_t max_dim_size = 6;
+  int64_t max_dim_size = 0;
   /// Symbolic dims declared per graph, at most (each with a small range).
-  int max_symbolic_dims = 3;
+  int max_symbolic_dims = 0;
+  /// A drawn dim is a declared symbolic dim with this probability (when there are any), else 1
+  /// with probability size_one_rate (broadcasting), else a constant in [2, max_dim_size].
+  double symbolic_dim_rate = 0;
+  double size_one_rate = 0;
+  /// An op's operand is an existing value with probability reuse_rate (when one fits), else a
+  /// fresh input; among existing values, one nobody uses yet with probability prefer_unused_rate.
+  double reuse_rate = 0;
+  double prefer_unused_rate = 0;
+  InputValueWeights input_values;
   /// check.backends of generated models; empty keeps the format's default.
   std::vector<std::string> backends;
   /// check.device. On cpu, ops are only given dtypes that LibTorch 1.13's CPU kernels implement.
-  std::string device = "cpu";
+  std::string device;
   /// check.cases of generated models.
-  int cases = 8;
+  int cases = 0;
 };
 
-/// Throws std::invalid_argument with a message naming the bad field (unknown op in op_weights,
-/// min_nodes > max_nodes, no floating dtype, ...).
+/// Every problem of `config`: unknown or missing op weights, min_nodes > max_nodes, no floating
+/// dtype, a rate outside [0, 1], a size out of range, ...
+std::vector<ConfigProblem> generator_config_problems(const GeneratorConfig& config);
+
+/// Throws std::invalid_argument with the first problem ("generator config: max_rank must be ...").
 void validate_generator_config(const GeneratorConfig& config);
 
 /// Whether a node makes graph compilers split the graph: print, item, if, nonzero, and custom
 /// without `meta: same_as_input` (compilers cannot know its output type).
 bool is_graph_break_node(const Node& node);
 
-/// The weight op gets under config (its op_weights entry, else 1).
+/// The weight op gets under config (its op_weights entry; 0 for an op without one).
 double op_weight(const GeneratorConfig& config, const std::string& op);
 
 }  // namespace gbc

@@ -45,7 +45,7 @@ std::optional<DType> GraphBuilder::random_dtype(const std::function<bool(DType)>
   for (DType d : config_.dtypes)
     if (!ok || ok(d)) options.push_back(d);
   if (options.empty()) return std::nullopt;
-  if (options.front() == config_.dtypes.front() && chance(0.5)) return options.front();
+  if (options.front() == config_.dtypes.front() && chance(config_.main_dtype_rate)) return options.front();
   return pick_one(options);
 }
 
@@ -66,24 +66,23 @@ bool GraphBuilder::fits_input(const DimExpr& d) const {
 }
 
 DimExpr GraphBuilder::random_dim() {
-  if (!input_dims_.empty() && chance(0.45)) {
+  if (!input_dims_.empty() && chance(config_.symbolic_dim_rate)) {
     std::vector<std::string> names(input_dims_.begin(), input_dims_.end());
     return DimExpr::symbol(pick_one(names));
   }
-  if (chance(0.2)) return 1;
+  if (chance(config_.size_one_rate)) return 1;
   return rng_.integer(2, config_.max_dim_size);
 }
 
 int GraphBuilder::random_rank(int lo) {
-  // Mostly 1-3 dims; 0-d tensors and the highest ranks now and then.
-  static const double weights[] = {0.06, 0.22, 0.34, 0.24, 0.14, 0.05, 0.03, 0.02, 0.01};
+  const std::vector<double>& weights = config_.rank_weights;
   int hi = config_.max_rank;
   if (lo > hi) return hi;
   double total = 0;
-  for (int r = lo; r <= hi; ++r) total += weights[r];
+  for (int r = lo; r <= hi; ++r) total += weights[static_cast<size_t>(r)];
   double u = rng_.uniform() * total;
   for (int r = lo; r <= hi; ++r) {
-    u -= weights[r];
+    u -= weights[static_cast<size_t>(r)];
     if (u < 0) return r;
   }
   return hi;
@@ -137,7 +136,7 @@ std::optional<ValueId> GraphBuilder::pick(const std::function<bool(ValueId)>& ok
   std::vector<ValueId> unused;
   for (ValueId v : all)
     if (facts(v).uses == 0) unused.push_back(v);
-  if (!unused.empty() && chance(0.6)) return pick_one(unused);
+  if (!unused.empty() && chance(config_.prefer_unused_rate)) return pick_one(unused);
   return pick_one(all);
 }
 
@@ -168,7 +167,7 @@ bool GraphBuilder::qualifies(ValueId v, const Need& need, bool check_domain) con
 }
 
 std::optional<ValueId> GraphBuilder::obtain(const Need& need, int reserve) {
-  if (chance(need.reuse))
+  if (chance(config_.reuse_rate))
     if (auto v = pick([&](ValueId x) { return qualifies(x, need, true); })) return v;
   if (need.domain != Domain::Any && chance(0.5))
     if (auto v = fix_domain(need, reserve)) return v;
@@ -248,12 +247,13 @@ ValueId GraphBuilder::new_input(DType dtype, const SymShape& shape, Domain domai
         break;
       case Domain::Small: dist = chance(0.7) ? make_dist(K::Normal, 0.0, 1.0) : make_dist(K::Uniform, -2.0, 2.0); break;
       case Domain::Any: {
-        double u = rng_.uniform();
         // Integer-valued floats make ties (argmax, comparisons); a constant now and then.
-        dist = u < 0.6   ? make_dist(K::Normal, 0.0, 1.0)
-               : u < 0.8 ? make_dist(K::Uniform, -2.0, 2.0)
-               : u < 0.95 ? make_dist(K::Int, -4, 4)
-                          : make_dist(K::Const, 1.5, 0.0);
+        const InputValueWeights& w = config_.input_values;
+        const double u = rng_.uniform() * (w.normal + w.uniform + w.integers + w.constant);
+        dist = u < w.normal                            ? make_dist(K::Normal, 0.0, 1.0)
+               : u < w.normal + w.uniform              ? make_dist(K::Uniform, -2.0, 2.0)
+               : u < w.normal + w.uniform + w.integers ? make_dist(K::Int, -4, 4)
+                                                       : make_dist(K::Const, 1.5, 0.0);
         break;
       }
     }

@@ -46,7 +46,6 @@ struct Need {
   Domain domain = Domain::Any;
   bool allow_empty = false;  // values that may have no elements (nonzero's result) qualify
   bool param = false;        // a fresh tensor is a param (weights) rather than an input
-  double reuse = 0.85;       // chance of taking an existing value before making a fresh input
 };
 
 class GraphBuilder {
@@ -95,14 +94,15 @@ class GraphBuilder {
   // Values.
   /// Visible tensors satisfying `ok`.
   std::vector<ValueId> tensors(const std::function<bool(ValueId)>& ok) const;
-  /// One of tensors(ok), unused ones preferred so that graphs have few dead ends.
+  /// One of tensors(ok), unused ones preferred (config.prefer_unused_rate) so that graphs have few
+  /// dead ends.
   std::optional<ValueId> pick(const std::function<bool(ValueId)>& ok);
   /// Visible host scalars (item results).
   std::vector<ValueId> host_scalars() const;
   bool in_domain(ValueId v, Domain d) const;
-  /// An existing tensor, one brought into the domain by abs/add or clamp nodes or cast to a
-  /// dtype the need takes, or a fresh input, per `need`; `reserve` nodes stay free for the
-  /// caller. nullopt when none can be had.
+  /// An existing tensor (tried first with probability config.reuse_rate), one brought into the
+  /// domain by abs/add or clamp nodes or cast to a dtype the need takes, or a fresh input, per
+  /// `need`; `reserve` nodes stay free for the caller. nullopt when none can be had.
   std::optional<ValueId> obtain(const Need& need, int reserve = 1);
   ValueId new_input(DType dtype, const SymShape& shape, Domain domain, bool param);
   ValueId new_input(DType dtype, const SymShape& shape, const ValueDist& dist, bool param);

@@ -14,7 +14,8 @@
 
 namespace gbc {
 
-/// A random valid model. Throws std::invalid_argument for an invalid config.
-Model generate_model(uint64_t seed, const GeneratorConfig& config = {});
+/// A random valid model. Throws std::invalid_argument for an invalid config (start from
+/// default_generator_config(), fuzz_config.h).
+Model generate_model(uint64_t seed, const GeneratorConfig& config);
 
 }  // namespace gbc

@@ -5,8 +5,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "compiler/ir/yaml_reader.h"
 #include "harness/model/model.h"
-#include "harness/model/yaml_reader.h"
 
 namespace gbc {
 

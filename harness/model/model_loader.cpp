@@ -2,15 +2,13 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "compiler/ir/infer.h"
 #include "compiler/ir/op_schema.h"
+#include "compiler/ir/yaml_reader.h"
 #include "harness/model/check_config_reader.h"
-#include "harness/model/yaml_reader.h"
 
 namespace gbc {
 namespace {
@@ -22,14 +20,9 @@ class ModelLoader {
   ModelLoader(const std::string& path) : r_(path, diags_) { model_.path = path; }
 
   Model load(const std::string& text) {
-    YAML::Node root;
-    try {
-      root = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-      SourceLoc l{r_.file(), e.mark.line + 1, e.mark.column + 1};
-      diags_.error(l, "invalid YAML: " + e.msg, "check indentation, brackets and quotes around this position");
-      throw ModelError(diags_);
-    }
+    std::optional<YAML::Node> parsed = r_.parse(text);
+    if (!parsed) throw ModelError(diags_);
+    YAML::Node root = *parsed;
     if (!root.IsMap()) {
       diags_.error(SourceLoc{r_.file(), 1, 1}, "a model must be a YAML map with format, inputs, graph and outputs",
                    "start from corpus/examples/mlp.yaml");
@@ -640,15 +633,13 @@ class ModelLoader {
 Model load_model_text(const std::string& text, const std::string& path) { return ModelLoader(path).load(text); }
 
 Model load_model_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::optional<std::string> text = read_text_file(path);
+  if (!text) {
     Diagnostics d;
     d.error(SourceLoc{path, 0, 0}, "cannot read the model file", "check the path");
     throw ModelError(d);
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return load_model_text(ss.str(), path);
+  return load_model_text(*text, path);
 }
 
 }  // namespace gbc

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "compiler/ir/op_schema.h"
-#include "harness/model/yaml_reader.h"
+#include "compiler/ir/yaml_reader.h"
 
 namespace gbc {
 namespace {

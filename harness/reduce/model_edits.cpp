@@ -8,10 +8,10 @@
 
 #include "compiler/aten/aten_convert.h"
 #include "compiler/aten/eager_executor.h"
+#include "compiler/ir/yaml_reader.h"
 #include "compiler/passes/effects.h"
 #include "harness/model/model_loader.h"
 #include "harness/model/model_writer.h"
-#include "harness/model/yaml_reader.h"
 
 namespace gbc {
 namespace {

@@ -36,8 +36,24 @@ std::string tensor_key(const at::Tensor& t) {
 // signature; each phase tries edits and keeps those that still fail the same way.
 class Reducer {
  public:
-  Reducer(const ReduceOptions& options, const BackendInfo& backend, ReduceResult& result)
-      : opt_(options), result_(result), start_(std::chrono::steady_clock::now()) {
+  using Pass = bool (Reducer::*)();
+
+  /// The passes a schedule may name, in configs/reduce.yaml's order.
+  static const std::vector<std::pair<std::string, Pass>>& passes() {
+    static const std::vector<std::pair<std::string, Pass>> table = {
+        {"remove_outputs", &Reducer::remove_outputs},
+        {"remove_nodes", &Reducer::remove_nodes_ddmin},
+        {"lift_outputs", &Reducer::lift_outputs},
+        {"shrink_dims", &Reducer::shrink_dims},
+        {"simplify_dtypes", &Reducer::simplify_dtypes},
+        {"simplify_attributes", &Reducer::simplify_attributes},
+        {"simplify_values", &Reducer::simplify_values},
+    };
+    return table;
+  }
+
+  Reducer(const ReduceOptions& options, const ReduceConfig& config, const BackendInfo& backend, ReduceResult& result)
+      : opt_(options), config_(config), result_(result), start_(std::chrono::steady_clock::now()) {
     check_.backend = &backend;
     check_.backend_options = options.backend_options;
     check_.fullgraph = options.fullgraph;
@@ -69,15 +85,14 @@ class Reducer {
   void reduce() {
     phase_ = "start";
     report(true);
+    std::vector<Pass> schedule;
+    for (const std::string& name : config_.schedule)
+      for (const auto& [known, pass] : passes())
+        if (known == name) schedule.push_back(pass);
+    GBC_INTERNAL_ASSERT(schedule.size() == config_.schedule.size(), "the reduce schedule names an unknown pass");
     for (bool changed = true; changed;) {
       changed = false;
-      changed |= remove_outputs();
-      changed |= remove_nodes_ddmin();
-      changed |= lift_outputs();
-      changed |= shrink_dims();
-      changed |= simplify_dtypes();
-      changed |= simplify_attributes();
-      changed |= simplify_values();
+      for (Pass pass : schedule) changed |= (this->*pass)();
     }
   }
 
@@ -312,8 +327,8 @@ class Reducer {
   // Which elements matter: whole tensors to 0 or 1 first, then ever smaller chunks to 0.
   bool simplify_values() {
     phase_ = "values";
-    // Small tensors down to single elements; large ones to 1/16ths (checks grow with the parts).
-    constexpr int64_t kSmallTensor = 64, kMaxParts = 16;
+    // Small tensors down to single elements; large ones to 1/max_parts (checks grow with the parts).
+    const int64_t small_tensor = config_.values.small_tensor, max_parts_of_large = config_.values.max_parts;
     bool changed = false;
     std::vector<std::string> names;
     for (const TensorSpec* s : current_.model.all_tensor_specs()) names.push_back(s->name);
@@ -332,7 +347,7 @@ class Reducer {
       }
       changed |= filled;
       if (filled || constant) continue;
-      const int64_t max_parts = numel <= kSmallTensor ? numel : kMaxParts;
+      const int64_t max_parts = numel <= small_tensor ? numel : max_parts_of_large;
       for (int64_t parts = 2; parts < 2 * max_parts && parts / 2 < numel; parts *= 2) {
         const int64_t chunk = (numel + parts - 1) / parts;
         for (int64_t p = 0; p * chunk < numel; ++p) {
@@ -350,6 +365,7 @@ class Reducer {
   }
 
   const ReduceOptions& opt_;
+  const ReduceConfig& config_;
   ReduceResult& result_;
   CaseCheck check_;
   std::chrono::steady_clock::time_point start_;
@@ -405,8 +421,23 @@ std::string ReduceResult::replay_command(const std::string& path) const {
   return inject_fault.empty() ? cmd : cmd + " --inject-fault " + inject_fault;
 }
 
+const std::vector<std::string>& reduction_pass_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& [name, pass] : Reducer::passes()) out.push_back(name);
+    return out;
+  }();
+  return names;
+}
+
 ReduceResult reduce_model(const Model& model, const ReduceOptions& options) {
   if (Diagnostics d = validate_check_options(model); d.has_errors()) throw ModelError(d);
+  const ReduceConfig config = options.config ? *options.config : load_reduce_config();
+  if (std::vector<ConfigProblem> problems = reduce_config_problems(config); !problems.empty()) {
+    Diagnostics d;
+    for (const ConfigProblem& p : problems) d.error({"<reduce config>", 0, 0}, p.message);
+    throw ConfigError(d);
+  }
   std::vector<std::string> names = options.backend.empty() ? model.check.backends : std::vector<std::string>{options.backend};
   std::vector<const BackendInfo*> infos;
   for (const std::string& name : names) {
@@ -438,7 +469,7 @@ ReduceResult reduce_model(const Model& model, const ReduceOptions& options) {
     TestCase tc = gen.make_case(k);
     ReductionSubject s = subject_of(model, tc);
     for (const BackendInfo* info : infos) {
-      auto r = std::make_unique<Reducer>(options, *info, result);
+      auto r = std::make_unique<Reducer>(options, config, *info, result);
       r->set_case(k, tc.seed);
       CaseOutcome o = r->check(s);
       if (!o.failed()) continue;
@@ -514,10 +545,9 @@ ReduceResult reduce_model(const Model& model, const ReduceOptions& options) {
     unlimited.max_checks = 0;
     unlimited.on_progress = nullptr;
     ReduceResult scratch;
-    Reducer replay(unlimited, *backend_info(result.backend, options), scratch);
+    Reducer replay(unlimited, config, *backend_info(result.backend, options), scratch);
     InputGenerator drawn(best.model, device_of(options.backend_options));
-    constexpr int kReplayCases = 5;
-    for (int k = 0; k < std::min(best.model.check.cases, kReplayCases); ++k) {
+    for (int k = 0; k < std::min(best.model.check.cases, config.replay_cases); ++k) {
       TestCase tc = drawn.make_case(k);
       replay.set_case(k, tc.seed);
       CaseOutcome o = replay.check(subject_of(best.model, tc));

@@ -1,11 +1,15 @@
 // The model reducer behind `gbcheck reduce`: from a model and a failing case, the smallest model
-// that still fails the same way (failure_signature.h), by delta debugging to a fixed point over
-//   - outputs (removing them, or moving one up to an input of the node that made it),
-//   - nodes (a removed node's users read a new graph input holding the value it had, or one of its
-//     own arguments when dtype and shape fit; dead nodes and unused inputs go with it),
-//   - dims (halving a dim's size, or a literal size shared by inputs, while it fails),
-//   - dtypes and attributes (inputs toward float32/int64, attributes dropped or set to 0/1),
-//   - input values (whole tensors to 0 or 1, then chunks of elements to 0: what is left shows
+// that still fails the same way (failure_signature.h), by delta debugging to a fixed point. Its
+// passes (reduction_pass_names()) run in the order of the schedule in configs/reduce.yaml
+// (reduce_config.h), rounds repeated until one makes no progress:
+//   - remove_outputs, lift_outputs: removing outputs, or moving one up to an input of the node
+//     that made it,
+//   - remove_nodes: a removed node's users read a new graph input holding the value it had, or
+//     one of its own arguments when dtype and shape fit; dead nodes and unused inputs go with it,
+//   - shrink_dims: halving a dim's size, or a literal size shared by inputs, while it fails,
+//   - simplify_dtypes, simplify_attributes: inputs toward float32/int64, attributes dropped or
+//     set to 0/1,
+//   - simplify_values: whole tensors to 0 or 1, then chunks of elements to 0 (what is left shows
 //     which elements matter).
 // The real failing inputs are kept and carried through every step, never redrawn. Every candidate
 // runs in the sandbox with a timeout; one that fails the same way is rechecked before it is
@@ -24,6 +28,7 @@
 #include "compiler/backends/backend.h"
 #include "harness/model/model.h"
 #include "harness/reduce/failure_signature.h"
+#include "harness/reduce/reduce_config.h"
 #include "harness/sandbox/sandbox.h"
 
 namespace gbc {
@@ -50,6 +55,8 @@ struct ReduceOptions {
   SandboxLimits limits{30.0, size_t{4} << 30};
   /// Stop after this many sandboxed checks (0: no limit); the best model so far is the result.
   int max_checks = 0;
+  /// The schedule and its numbers; nullopt: configs/reduce.yaml's (load_reduce_config()).
+  std::optional<ReduceConfig> config;
   std::function<void(const ReduceProgress&)> on_progress;
 };
 
@@ -93,7 +100,11 @@ struct ReduceResult {
   static std::string status_name(Status status);  // reduced, not-failing, nondeterministic
 };
 
-/// Reduces `model`. Throws ModelError for an unknown backend or an invalid oracle selection.
+/// The reduction passes a schedule may name, in the order configs/reduce.yaml runs them.
+const std::vector<std::string>& reduction_pass_names();
+
+/// Reduces `model`. Throws ModelError for an unknown backend or an invalid oracle selection, and
+/// ConfigError for an invalid options.config.
 ReduceResult reduce_model(const Model& model, const ReduceOptions& options);
 
 /// Writes DIR/model.yaml (with a comment header saying what it reproduces and how to replay it),

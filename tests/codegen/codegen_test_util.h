@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -225,5 +226,29 @@ class HostArgs {
   std::vector<std::vector<unsigned char>> storage_;
   std::vector<GbcBufferArg> buffers_;
 };
+
+/// n uniform floats in [lo, hi) from `seed`.
+inline void fill_random(float* p, size_t n, uint32_t seed, float lo = -4.0f, float hi = 4.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (size_t i = 0; i < n; ++i) p[i] = dist(rng);
+}
+
+/// Arguments of layer_norm_kernel over [outer, inner]: random x, and w and b of [inner] read by
+/// every row (affine, strides 0 and 1).
+inline HostArgs layer_norm_args(int64_t outer, int64_t inner) {
+  HostArgs h;
+  h.add(DType::Float32, static_cast<size_t>(outer * inner));
+  h.add(DType::Float32, static_cast<size_t>(inner));
+  h.add(DType::Float32, static_cast<size_t>(inner));
+  h.add(DType::Float32, static_cast<size_t>(outer * inner));
+  h.add(DType::Float32, static_cast<size_t>(outer));
+  fill_random(h.data<float>(0), static_cast<size_t>(outer * inner), 11);
+  fill_random(h.data<float>(1), static_cast<size_t>(inner), 12);
+  fill_random(h.data<float>(2), static_cast<size_t>(inner), 13);
+  h.set_affine(1, 0, 1);
+  h.set_affine(2, 0, 1);
+  return h;
+}
 
 }  // namespace gbc::testing

@@ -26,6 +26,7 @@ namespace {
 
 using codegen::compile_cpu;
 using codegen::CpuCompileResult;
+using testing::fill_random;
 using testing::HostArgs;
 
 std::vector<std::string> names_of(const std::vector<kir::Kernel>& kernels) {
@@ -42,11 +43,6 @@ std::vector<GbcKernelFn> compile_all(const std::vector<kir::Kernel>& kernels, co
   return r.kernels;
 }
 
-void fill_random(float* p, size_t n, uint32_t seed, float lo = -4.0f, float hi = 4.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (size_t i = 0; i < n; ++i) p[i] = dist(rng);
-}
 
 // Runs the interpreter and the compiled kernel on copies of the same arguments; returns the
 // outputs of both (per output buffer, its bytes).
@@ -261,17 +257,7 @@ TEST_F(CpuCodegenTest, SoftmaxRowCacheAndLongRows) {
 TEST_F(CpuCodegenTest, LayerNormWithPerRowStoreAndParallelRows) {
   const int64_t inner = 37;
   for (const auto& [outer, threads] : std::vector<std::pair<int64_t, int32_t>>{{5, 1}, {2000, 2}}) {
-    HostArgs h;
-    h.add(DType::Float32, static_cast<size_t>(outer * inner));
-    h.add(DType::Float32, static_cast<size_t>(inner));
-    h.add(DType::Float32, static_cast<size_t>(inner));
-    h.add(DType::Float32, static_cast<size_t>(outer * inner));
-    h.add(DType::Float32, static_cast<size_t>(outer));
-    fill_random(h.data<float>(0), static_cast<size_t>(outer * inner), 11);
-    fill_random(h.data<float>(1), static_cast<size_t>(inner), 12);
-    fill_random(h.data<float>(2), static_cast<size_t>(inner), 13);
-    h.set_affine(1, 0, 1);  // w[r] for every row
-    h.set_affine(2, 0, 1);
+    HostArgs h = testing::layer_norm_args(outer, inner);
     Outputs out = run_both(kernel("layer_norm"), fn("layer_norm"), h, 0, outer, inner, threads);
     EXPECT_TRUE(floats_close(out.compiled[0], out.interpreted[0], 1e-5)) << "outer " << outer;
     EXPECT_TRUE(floats_close(out.compiled[1], out.interpreted[1], 1e-6)) << "outer " << outer;

@@ -157,6 +157,7 @@ std::string describe_failures(const CheckReport& report) {
       out += "case " + std::to_string(f.index) + ":";
       for (const std::string& o : f.failed_oracles()) out += " " + o;
       out += f.error.empty() ? "\n" : " raised: " + f.error + "\n";
+      for (const OutputCheck& o : f.outputs) out += "  " + o.output + ": " + o.detail + "\n";
     }
   }
   return out;

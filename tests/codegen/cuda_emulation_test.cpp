@@ -22,6 +22,7 @@
 namespace gbc {
 namespace {
 
+using testing::fill_random;
 using testing::HostArgs;
 
 std::string read_source(const std::string& relative) {
@@ -59,11 +60,6 @@ EmulatedModule build(const std::vector<kir::Kernel>& kernels) {
   return m;
 }
 
-void fill_random(float* p, size_t n, uint32_t seed, float lo = -4.0f, float hi = 4.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (size_t i = 0; i < n; ++i) p[i] = dist(rng);
-}
 
 // What one emulated launch used, for the assertions about schedules.
 struct Launched {
@@ -181,17 +177,7 @@ TEST_F(CudaEmulation, StridedRowsTakeTheScalarSchedule) {
 TEST_F(CudaEmulation, LayerNormRowStatsAndAffineWeights) {
   const int64_t inner = 37;  // the kernel divides by 37: rows of that length only
   for (const int64_t outer : {1, 5, 70}) {
-    HostArgs h;
-    h.add(DType::Float32, static_cast<size_t>(outer * inner));
-    h.add(DType::Float32, static_cast<size_t>(inner));
-    h.add(DType::Float32, static_cast<size_t>(inner));
-    h.add(DType::Float32, static_cast<size_t>(outer * inner));
-    h.add(DType::Float32, static_cast<size_t>(outer));
-    fill_random(h.data<float>(0), static_cast<size_t>(outer * inner), 11);
-    fill_random(h.data<float>(1), static_cast<size_t>(inner), 12);
-    fill_random(h.data<float>(2), static_cast<size_t>(inner), 13);
-    h.set_affine(1, 0, 1);
-    h.set_affine(2, 0, 1);
+    HostArgs h = testing::layer_norm_args(outer, inner);
     Launched out = run_both(module_, kernel("layer_norm"), h, 0, outer, inner, 132);
     EXPECT_TRUE(floats_close(out.emulated[0], out.interpreted[0], 1e-5, 1e-6)) << "outer " << outer;
     EXPECT_TRUE(floats_close(out.emulated[1], out.interpreted[1], 1e-6, 1e-7)) << "outer " << outer;

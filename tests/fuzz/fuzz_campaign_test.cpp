@@ -17,6 +17,7 @@
 
 #include "harness/fuzz/campaign/duration.h"
 #include "harness/fuzz/campaign/fuzz_progress.h"
+#include "harness/fuzz/fuzz_config.h"
 #include "harness/store/store_merge.h"
 #include "compiler/support/file_tree.h"
 
@@ -104,6 +105,7 @@ class FuzzCampaignTest : public ::testing::Test {
   // to check, and some graphs fail.
   FuzzOptions options(const std::string& sub) const {
     FuzzOptions o;
+    o.generator = default_generator_config();
     o.out_dir = (dir_ / sub).string();
     o.seed = 40;
     o.check.backends = {"gbc-interp"};

@@ -10,7 +10,9 @@
 #include "compiler/ir/custom_ops.h"
 #include "compiler/ir/op_schema.h"
 #include "compiler/ir/printer.h"
+#include "compiler/support/hash.h"
 #include "harness/fuzz/cpu_kernels.h"
+#include "harness/fuzz/fuzz_config.h"
 #include "harness/model/model_loader.h"
 #include "harness/model/model_writer.h"
 
@@ -55,7 +57,7 @@ void expect_round_trip(const Model& m) {
 }
 
 TEST(GraphGeneratorTest, SameSeedSameModel) {
-  GeneratorConfig config;
+  GeneratorConfig config = default_generator_config();
   std::set<std::string> distinct;
   for (uint64_t seed = 0; seed < 40; ++seed) {
     std::string text = write_model_yaml(generate_model(seed, config));
@@ -65,8 +67,42 @@ TEST(GraphGeneratorTest, SameSeedSameModel) {
   EXPECT_EQ(distinct.size(), 40u);
 }
 
+// The settings moved from code into configs/fuzz.yaml without changing a graph: these hashes of
+// generated models were computed from the code before the move. A change to the generator or to
+// fuzz.yaml that changes them changes every seed's graph (replays of old fuzz findings then need
+// the old version): update them only on purpose.
+TEST(GraphGeneratorTest, DefaultSettingsGiveThePinnedGraphs) {
+  auto hash = [](uint64_t seed, const GeneratorConfig& c) { return content_hash(write_model_yaml(generate_model(seed, c))); };
+  const GeneratorConfig defaults = default_generator_config();
+  const std::map<uint64_t, std::string> pinned = {
+      {0, "8ff571e1495912f0003ae796a34269bf"},  {1, "6997c30a7b1ad19beb564e5716063634"},
+      {2, "56166fa8f1a73e42fd6fb23a20c2e269"},  {3, "69903076dff05552b9640df12186f873"},
+      {17, "103834bee32fb683eb60de1aca944098"}, {123, "ad875ec3f6a756ccacf300476b80b5b1"},
+      {4242, "8ce4e59b30c7153b3bcaf6f2272b52fa"}, {99999, "7c95d2facd064ddd82078a00726b251c"}};
+  for (const auto& [seed, expected] : pinned) EXPECT_EQ(hash(seed, defaults), expected) << "seed " << seed;
+  // gbcheck fuzz's graphs: check.cases and check.backends from the campaign section.
+  FuzzConfig fuzz = load_fuzz_config();
+  GeneratorConfig campaign = fuzz.generator;
+  campaign.cases = fuzz.campaign.graph_cases;
+  campaign.backends = fuzz.campaign.backends;
+  EXPECT_EQ(hash(5, campaign), "d6a9863bf286ab0a74649f009a33488b");
+  EXPECT_EQ(hash(6, campaign), "bba1d0ab06f69acd93d84968d8bcd17c");
+  // Weights, dtypes and sizes changed from the defaults.
+  GeneratorConfig tweaked = defaults;
+  tweaked.allow_breaks = false;
+  tweaked.dtypes = {DType::Float16, DType::Float32, DType::Int64};
+  tweaked.min_nodes = 30;
+  tweaked.max_nodes = 40;
+  tweaked.op_weights["matmul"] = 5;
+  tweaked.op_weights["add"] = 0;
+  tweaked.special_values = 0.2;
+  tweaked.max_rank = 3;
+  EXPECT_EQ(hash(11, tweaked), "f3f4da121bd830507bb3f72ea6b3fbc1");
+  EXPECT_EQ(hash(12, tweaked), "667c7c87f79b45e8465d30917a8d4717");
+}
+
 TEST(GraphGeneratorTest, EveryModelLoadsAndRoundTrips) {
-  GeneratorConfig config;
+  GeneratorConfig config = default_generator_config();
   for (uint64_t seed = 0; seed < 400; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     expect_round_trip(generate_model(seed, config));
@@ -75,7 +111,7 @@ TEST(GraphGeneratorTest, EveryModelLoadsAndRoundTrips) {
 }
 
 TEST(GraphGeneratorTest, LargeGraphsRoundTrip) {
-  GeneratorConfig config;
+  GeneratorConfig config = default_generator_config();
   config.min_nodes = 40;
   config.max_nodes = 60;
   config.max_rank = 6;
@@ -89,7 +125,7 @@ TEST(GraphGeneratorTest, LargeGraphsRoundTrip) {
 // Over 2000 seeds the default config uses every op of the format, every custom kernel with and
 // without meta, and every configured dtype for inputs.
 TEST(GraphGeneratorTest, CoversEveryOpOverManySeeds) {
-  GeneratorConfig config;
+  GeneratorConfig config = default_generator_config();
   std::map<std::string, int> ops;
   std::set<std::string> kernels;
   std::set<DType> input_dtypes;
@@ -114,7 +150,7 @@ TEST(GraphGeneratorTest, RespectsConfiguredSizes) {
     int64_t max_numel, max_dim_size;
   };
   for (const Case& c : {Case{1, 1, 4, 4096, 6}, Case{3, 6, 2, 64, 4}, Case{30, 40, 3, 512, 8}, Case{8, 12, 1, 100, 3}}) {
-    GeneratorConfig config;
+    GeneratorConfig config = default_generator_config();
     config.min_nodes = c.min_nodes;
     config.max_nodes = c.max_nodes;
     config.max_rank = c.max_rank;
@@ -140,7 +176,7 @@ TEST(GraphGeneratorTest, RespectsConfiguredSizes) {
 }
 
 TEST(GraphGeneratorTest, StraightLineGraphsWithoutBreaks) {
-  GeneratorConfig config;
+  GeneratorConfig config = default_generator_config();
   config.allow_breaks = false;
   config.allow_random = false;
   int customs = 0;
@@ -156,7 +192,7 @@ TEST(GraphGeneratorTest, StraightLineGraphsWithoutBreaks) {
 }
 
 TEST(GraphGeneratorTest, BreaksAppearWhenAllowed) {
-  GeneratorConfig config;
+  GeneratorConfig config = default_generator_config();
   int breaks = 0;
   for (uint64_t seed = 0; seed < 200; ++seed) {
     Model m = generate_model(seed, config);
@@ -166,14 +202,14 @@ TEST(GraphGeneratorTest, BreaksAppearWhenAllowed) {
 }
 
 TEST(GraphGeneratorTest, SpecialValuesRate) {
-  GeneratorConfig none;
+  GeneratorConfig none = default_generator_config();
   none.special_values = 0;
   for (uint64_t seed = 0; seed < 300; ++seed) {
     Model m = generate_model(seed, none);
     EXPECT_EQ(m.check.special_values, 0.0);
     for (const Scalar& s : numbers(m)) EXPECT_TRUE(std::isfinite(s.to_double())) << "seed " << seed << ": " << s.str();
   }
-  GeneratorConfig often;
+  GeneratorConfig often = default_generator_config();
   often.special_values = 0.5;
   int floats = 0, special = 0;
   for (uint64_t seed = 0; seed < 300; ++seed) {
@@ -193,7 +229,7 @@ TEST(GraphGeneratorTest, SpecialValuesRate) {
 }
 
 TEST(GraphGeneratorTest, OpWeightsChooseTheOps) {
-  GeneratorConfig config;
+  GeneratorConfig config = default_generator_config();
   for (const auto& s : all_op_schemas()) config.op_weights[s.name] = 0;
   config.op_weights["add"] = 1;
   config.op_weights["matmul"] = 2;
@@ -210,7 +246,7 @@ TEST(GraphGeneratorTest, OpWeightsChooseTheOps) {
 // A disabled op appears neither as a chosen op nor as a helper: the casts and abs/clamp that
 // bring values into an op's dtype or domain, an item's reduction, a branch's steps.
 TEST(GraphGeneratorTest, DisabledOpsNeverAppearAsHelpers) {
-  GeneratorConfig config;
+  GeneratorConfig config = default_generator_config();
   for (const char* op : {"to", "abs", "clamp", "sum", "amax", "print", "mul"}) config.op_weights[op] = 0;
   std::map<std::string, int> ops;
   for (uint64_t seed = 0; seed < 300; ++seed) {
@@ -223,7 +259,7 @@ TEST(GraphGeneratorTest, DisabledOpsNeverAppearAsHelpers) {
 }
 
 TEST(GraphGeneratorTest, InputsUseTheConfiguredDtypes) {
-  GeneratorConfig config;
+  GeneratorConfig config = default_generator_config();
   config.dtypes = {DType::Float64, DType::Int32};
   for (uint64_t seed = 0; seed < 200; ++seed) {
     Model m = generate_model(seed, config);
@@ -240,7 +276,7 @@ TEST(GraphGeneratorTest, AvoidsMissingCpuKernels) {
     if (n.args.empty() || !n.args[0].is_value() || !m.graph.type(n.args[0].value).is_tensor()) return std::nullopt;
     return m.graph.type(n.args[0].value).dtype;
   };
-  GeneratorConfig cpu;
+  GeneratorConfig cpu = default_generator_config();
   int half_nodes = 0;
   for (uint64_t seed = 0; seed < 1000; ++seed) {
     Model m = generate_model(seed, cpu);
@@ -253,7 +289,7 @@ TEST(GraphGeneratorTest, AvoidsMissingCpuKernels) {
     }
   }
   EXPECT_GT(half_nodes, 0);
-  GeneratorConfig cuda;
+  GeneratorConfig cuda = default_generator_config();
   cuda.device = "cuda";
   int half_exp = 0;
   for (uint64_t seed = 0; seed < 1000; ++seed) {
@@ -265,7 +301,7 @@ TEST(GraphGeneratorTest, AvoidsMissingCpuKernels) {
 }
 
 TEST(GraphGeneratorTest, CheckSectionFollowsTheConfig) {
-  GeneratorConfig config;
+  GeneratorConfig config = default_generator_config();
   config.backends = {"nnc", "gbc"};
   config.cases = 3;
   Model m = generate_model(7, config);
@@ -287,20 +323,20 @@ TEST(GraphGeneratorTest, RejectsInvalidConfigs) {
       EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
     }
   };
-  GeneratorConfig c;
+  GeneratorConfig c = default_generator_config();
   c.op_weights["matmull"] = 1;
   expect_invalid(c, "did you mean 'matmul'");
-  c = {};
+  c = default_generator_config();
   c.min_nodes = 10;
   c.max_nodes = 5;
   expect_invalid(c, "below min_nodes");
-  c = {};
+  c = default_generator_config();
   c.dtypes = {DType::Int32};
   expect_invalid(c, "floating dtype");
-  c = {};
+  c = default_generator_config();
   c.special_values = 2;
   expect_invalid(c, "special_values");
-  c = {};
+  c = default_generator_config();
   for (const auto& s : all_op_schemas()) c.op_weights[s.name] = 0;
   expect_invalid(c, "disables every op");
 }

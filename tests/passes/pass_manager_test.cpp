@@ -1,11 +1,14 @@
-// The pipeline as data and its runner: order and names, disabling passes by name, unknown names,
-// records of what ran and changed, and the IR and timings logged on the passes channel.
+// The pipeline as data and its runner: order and names (configs/pipeline.yaml's order over the
+// registry's passes), disabling passes by name, unknown names, records of what ran and changed,
+// and the IR and timings logged on the passes channel.
 #include "compiler/passes/pass_manager.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
+#include "compiler/passes/pipeline_config.h"
+#include "compiler/support/config_dir.h"
 #include "compiler/support/log.h"
 #include "tests/passes/pass_test_util.h"
 
@@ -44,6 +47,18 @@ TEST(PassManager, PipelineOrderAndNames) {
   }
   EXPECT_EQ(all_pass_names(),
             (std::vector<std::string>{"functionalize", "decompose", "constant_fold", "cse", "dce", "fuse", "fold_params"}));
+}
+
+// configs/pipeline.yaml gives the order; the passes themselves are the registry's.
+TEST(PassManager, PipelineOrderIsData) {
+  std::vector<std::string> registry;
+  for (const auto& p : graph_pass_registry()) registry.push_back(p.name);
+  EXPECT_EQ(read_pipeline_config("graph_passes: [dce, decompose, cse]\n", "p.yaml", registry),
+            (std::vector<std::string>{"dce", "decompose", "cse"}));
+  EXPECT_TRUE(read_pipeline_config("graph_passes: []\n", "p.yaml", registry).empty());
+  EXPECT_EQ(load_pipeline_config(config_file("pipeline.yaml"), registry), pipeline_names());
+  EXPECT_THROW(read_pipeline_config("graph_passes: [dce, upcast_fp64]\n", "p.yaml", registry), ConfigError);
+  EXPECT_EQ(known_pass_names(), all_pass_names());  // the shipped pipeline runs every graph pass
 }
 
 TEST(PassManager, KnowsEveryPassNameAndNothingElse) {

@@ -2,7 +2,9 @@
 // 200-node graph with one miscompiled op reduces to at most 3 nodes (the time is printed, not
 // asserted), a crash keeps its crash signature, the values that matter survive value
 // simplification, dims shrink, a flaky check is reported as nondeterministic, a passing model is
-// not reduced, and the written folder loads back. Also the sandboxed check that the fuzzer calls.
+// not reduced, and the written folder loads back; the shipped schedule (configs/reduce.yaml) takes
+// the steps the reducer took before it was data, and another schedule is followed. Also the
+// sandboxed check that the fuzzer calls.
 #include "harness/reduce/reducer.h"
 
 #include <ATen/ATen.h>
@@ -91,6 +93,40 @@ TEST(Reducer, ReducesA200NodeChainToTheMiscompiledNode) {
   EXPECT_NE(std::find(r.signature.ops.begin(), r.signature.ops.end(), "tanh"), r.signature.ops.end());
   EXPECT_GT(r.accepted, 0);
   EXPECT_EQ(r.inputs.size(), r.model.all_tensor_specs().size());
+}
+
+// The schedule moved from code into configs/reduce.yaml without changing a step: these counts
+// were taken from the code before the move (the reduced models are asserted elsewhere).
+TEST(Reducer, TheShippedScheduleTakesThePinnedSteps) {
+  at::set_num_threads(1);
+  const std::string relu =
+      "format: gbcheck/v1\ndims: {B: [1, 8]}\ninputs:\n  x: {shape: [B, 16], dtype: float64}\n"
+      "graph:\n  - {id: a, op: mul, args: [x, 2.0]}\n  - {id: r, op: relu, args: [a]}\n"
+      "  - {id: y, op: add, args: [r, 1.0]}\noutputs: [y]\ncheck: {cases: 2}\n";
+  ReduceResult r = reduce_model(load_model_text(relu, "relu.yaml"), options_with(miscompiling("relu", "abs")));
+  EXPECT_EQ(std::vector<int>({r.candidates, r.checks, r.accepted}), std::vector<int>({21, 29, 10}));
+  ReduceResult c = reduce_model(load_model_text(chain_model(30, 12, "tanh", "planted"), "chain30.yaml"),
+                                options_with(miscompiling("tanh", "sigmoid")));
+  EXPECT_EQ(std::vector<int>({c.candidates, c.checks, c.accepted}), std::vector<int>({51, 56, 17}));
+  EXPECT_EQ(ops_of(c.model), std::vector<std::string>{"tanh"});
+}
+
+// A schedule without the node passes keeps every node; the passes it names still run.
+TEST(Reducer, FollowsTheScheduleOfItsConfig) {
+  at::set_num_threads(1);
+  Model model = load_model_text(chain_model(30, 12, "tanh", "planted"), "chain30.yaml");
+  ReduceOptions o = options_with(miscompiling("tanh", "sigmoid"));
+  o.config = load_reduce_config();
+  o.config->schedule = {"shrink_dims"};
+  ReduceResult r = reduce_model(model, o);
+  ASSERT_EQ(r.status, ReduceResult::Status::Reduced) << r.note;
+  EXPECT_EQ(r.nodes_after, 30);
+  ASSERT_EQ(r.inputs.size(), 2u);
+  EXPECT_LT(r.inputs[0].tensor.size(1), 16) << "shrink_dims did not halve the literal size 16";
+  o.config->schedule = {"remove_nodes"};
+  EXPECT_LT(reduce_model(model, o).nodes_after, 30);
+  o.config->schedule = {"remove_nodez"};
+  EXPECT_THROW(reduce_model(model, o), ConfigError);
 }
 
 TEST(Reducer, KeepsACrashSignatureWhileReducing) {

@@ -19,6 +19,7 @@
 #include "compiler/backends/backend.h"
 #include "harness/fuzz/campaign/fuzz_progress.h"
 #include "harness/fuzz/campaign/repro_folder.h"
+#include "harness/fuzz/fuzz_config.h"
 #include "harness/fuzz/graph_generator.h"
 
 namespace gbc {
@@ -32,8 +33,14 @@ volatile std::sig_atomic_t g_stop = 0;
 extern "C" void on_stop_signal(int) { g_stop = 1; }
 
 // Settings a resumed run takes from the store (the rest of RunInfo holds seed, shard and limits).
+// generator_config is the whole generator section as fuzz.yaml text; the single generator keys
+// are what runs stored before it existed (a resume of one of those starts from this invocation's
+// fuzz config, as it always did).
 json options_json(const FuzzOptions& o) {
   const GeneratorConfig& g = o.generator;
+  FuzzConfig whole;
+  whole.generator = g;
+  whole.campaign = {o.check.backends, g.cases};
   return {{"min_nodes", g.min_nodes},
           {"max_nodes", g.max_nodes},
           {"graph_cases", g.cases},
@@ -41,6 +48,8 @@ json options_json(const FuzzOptions& o) {
           {"allow_random", g.allow_random},
           {"special_values", g.special_values},
           {"device", g.device},
+          {"generator_config", write_fuzz_config(whole)},
+          {"fuzz_config_path", o.fuzz_config_path},
           {"timeout_s", o.check.limits.timeout_s},
           {"memory_bytes", o.check.limits.memory_bytes},
           {"reduce_checks", o.reduce_checks},
@@ -49,15 +58,22 @@ json options_json(const FuzzOptions& o) {
           {"use_cache", o.check.backend_options.use_cache}};
 }
 
-void apply_options_json(const json& j, FuzzOptions& o) {
+void apply_options_json(const json& j, const std::string& where, FuzzOptions& o) {
   GeneratorConfig& g = o.generator;
-  g.min_nodes = j.at("min_nodes").get<int>();
-  g.max_nodes = j.at("max_nodes").get<int>();
-  g.cases = j.at("graph_cases").get<int>();
-  g.allow_breaks = j.at("allow_breaks").get<bool>();
-  g.allow_random = j.at("allow_random").get<bool>();
-  g.special_values = j.at("special_values").get<double>();
-  g.device = j.at("device").get<std::string>();
+  if (j.contains("generator_config")) {
+    FuzzConfig stored;
+    read_fuzz_config(j.at("generator_config").get<std::string>(), where, true, stored);
+    g = stored.generator;
+    o.fuzz_config_path = j.at("fuzz_config_path").get<std::string>();
+  } else {
+    g.min_nodes = j.at("min_nodes").get<int>();
+    g.max_nodes = j.at("max_nodes").get<int>();
+    g.cases = j.at("graph_cases").get<int>();
+    g.allow_breaks = j.at("allow_breaks").get<bool>();
+    g.allow_random = j.at("allow_random").get<bool>();
+    g.special_values = j.at("special_values").get<double>();
+    g.device = j.at("device").get<std::string>();
+  }
   o.check.limits.timeout_s = j.at("timeout_s").get<double>();
   o.check.limits.memory_bytes = j.at("memory_bytes").get<size_t>();
   o.reduce_checks = j.at("reduce_checks").get<int>();
@@ -223,9 +239,11 @@ class StopSignals {
 
 std::string generator_args(const FuzzOptions& o) {
   const GeneratorConfig& g = o.generator;
-  GeneratorConfig defaults;
-  std::string s = "--min-nodes " + std::to_string(g.min_nodes) + " --max-nodes " + std::to_string(g.max_nodes) +
-                  " --cases " + std::to_string(g.cases) + " --backends " + join(o.check.backends);
+  const GeneratorConfig defaults = default_generator_config();
+  // The file first: the options after it override its keys, as on the fuzz command line.
+  std::string s = o.fuzz_config_path.empty() ? "" : "--fuzz-config " + o.fuzz_config_path + " ";
+  s += "--min-nodes " + std::to_string(g.min_nodes) + " --max-nodes " + std::to_string(g.max_nodes) + " --cases " +
+       std::to_string(g.cases) + " --backends " + join(o.check.backends);
   if (!g.allow_breaks) s += " --no-breaks";
   if (!g.allow_random) s += " --no-random";
   if (g.special_values != defaults.special_values) s += " --special-values " + std::to_string(g.special_values);
@@ -248,9 +266,11 @@ FuzzResult run_fuzz(FuzzOptions o) {
     o.time_s = run.time_limit_s;
     o.check.backends = split(run.backends);
     try {
-      apply_options_json(json::parse(run.options), o);
+      apply_options_json(json::parse(run.options), db_path + " (settings of run " + run.uid + ")", o);
     } catch (const json::exception& e) {
       throw StoreError(db_path + ": run " + run.uid + " has unreadable settings: " + e.what());
+    } catch (const ConfigError& e) {
+      throw StoreError(db_path + ": run " + run.uid + " has unreadable settings:\n" + e.diagnostics().str());
     }
     validate(o);
     store.mark_running(run.id);

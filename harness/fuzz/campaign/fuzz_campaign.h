@@ -32,7 +32,10 @@ struct FuzzOptions {
   Shard shard;
   bool resume = false;
   /// Graph shapes: nodes, breaks, check.cases per graph. backends and seed are set per graph.
+  /// Has no defaults: start from load_fuzz_config() (fuzz_config.h), as `gbcheck fuzz` does.
   GeneratorConfig generator;
+  /// The --fuzz-config file the generator settings came from, if any: replay lines name it.
+  std::string fuzz_config_path;
   GraphCheckOptions check;  // backends, kernel cache, --inject-fault, sandbox limits
   int reduce_checks = 300;  // per new signature; 0: no reduction
   /// Progress output: a live line when `tty`, else a line a minute; nothing when null.

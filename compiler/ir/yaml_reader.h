@@ -1,5 +1,7 @@
 // Typed reads from yaml-cpp nodes that report problems as diagnostics with file:line:col instead
-// of throwing, so that one load reports every error in a file.
+// of throwing, so that one load reports every error in a file. Used by the model loader
+// (harness/model) and the readers of the files under configs/ (docs/configs.md). Tested through
+// tests/harness/error_corpus_test.cpp and tests/harness/config_files_test.cpp.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -38,6 +40,8 @@ class YamlReader {
   std::optional<std::vector<int64_t>> read_int_list(const YAML::Node& node, const std::string& what);
   std::optional<std::vector<std::string>> read_string_list(const YAML::Node& node, const std::string& what);
 
+  /// The document in `text`; nullopt after reporting invalid YAML at its line:col.
+  std::optional<YAML::Node> parse(const std::string& text);
   /// A plain scalar as a number (int, float incl. nan/inf, or bool); nullopt when it is not one.
   static std::optional<Scalar> parse_number(const YAML::Node& node);
   static bool is_identifier(const std::string& s);
@@ -46,5 +50,10 @@ class YamlReader {
   std::string file_;
   Diagnostics& diags_;
 };
+
+/// The whole content of a file; nullopt when it cannot be read.
+std::optional<std::string> read_text_file(const std::string& path);
+/// The text of a config file; throws ConfigError at `path` when it cannot be read.
+std::string read_config_file(const std::string& path);
 
 }  // namespace gbc

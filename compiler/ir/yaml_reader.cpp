@@ -1,10 +1,12 @@
-#include "harness/model/yaml_reader.h"
+#include "compiler/ir/yaml_reader.h"
 
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include "compiler/ir/op_schema.h"
 
@@ -72,6 +74,16 @@ YAML::Node YamlReader::key_node(const YAML::Node& map, const std::string& key) c
   for (auto it = map.begin(); it != map.end(); ++it)
     if (it->first.IsScalar() && it->first.Scalar() == key) return it->first;
   return YAML::Node();
+}
+
+std::optional<YAML::Node> YamlReader::parse(const std::string& text) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    diags_.error(SourceLoc{file_, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg,
+                 "check indentation, brackets and quotes around this position");
+    return std::nullopt;
+  }
 }
 
 std::optional<Scalar> YamlReader::parse_number(const YAML::Node& node) {
@@ -160,6 +172,22 @@ std::optional<std::vector<std::string>> YamlReader::read_string_list(const YAML:
     out.push_back(*s);
   }
   return out;
+}
+
+std::optional<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string read_config_file(const std::string& path) {
+  std::optional<std::string> text = read_text_file(path);
+  if (text) return *text;
+  Diagnostics d;
+  d.error(SourceLoc{path, 0, 0}, "cannot read the config file", "check the path");
+  throw ConfigError(d);
 }
 
 }  // namespace gbc
