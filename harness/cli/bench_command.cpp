@@ -9,6 +9,7 @@
 
 #include "harness/bench/bench_runner.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/option_checks.h"
 #include "harness/cli/run_args.h"
 #include "harness/report/json_report.h"
 
@@ -133,10 +134,15 @@ std::function<int()> add_bench_command(CLI::App& sub) {
   };
   auto args = std::make_shared<Args>();
   args->run.add_to(sub);
-  sub.add_option("--warmup", args->warmup, "untimed calls first (compiles happen here)")->check(CLI::NonNegativeNumber);
-  sub.add_option("--repeat", args->repeat, "timed calls; the median is reported")->check(CLI::PositiveNumber);
+  sub.add_option("--warmup", args->warmup, "untimed calls first (compiles happen here)")
+      ->check(whole_number(0, 1000000))
+      ->capture_default_str();
+  sub.add_option("--repeat", args->repeat, "timed calls; the median is reported")
+      ->check(whole_number(1, 1000000))
+      ->capture_default_str();
   sub.add_flag("--profile", args->profile, "per-kernel times of gbc's backends (name, calls, total, avg, % of run)");
-  sub.add_option("--json", args->json_path, "also write the results as JSON (schema: docs/json-report.md)");
+  sub.add_option("--json", args->json_path, "also write the results as JSON (schema: docs/json-report.md)")
+      ->check(writable_file());
   return [args]() -> int {
     if (!args->run.apply_logging()) return kExitInvalid;
     Model model = args->run.load();

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "harness/cli/cli.h"
+#include "harness/cli/option_checks.h"
 #include "harness/cli/crash_report.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/cli/progress.h"
@@ -43,7 +44,8 @@ std::function<int()> add_check_command(CLI::App& sub) {
   };
   auto args = std::make_shared<Args>();
   args->run.add_to(sub);
-  sub.add_option("--json", args->json_path, "also write the full report as JSON (schema: docs/json-report.md)");
+  sub.add_option("--json", args->json_path, "also write the full report as JSON (schema: docs/json-report.md)")
+      ->check(writable_file());
   sub.add_flag("--quiet,-q", args->quiet, "print only the final result line");
   sub.add_option("--plots", args->plots_dir,
                  "write SVG plots of the per-step error (check.iterations) into DIR, one per backend");

@@ -17,6 +17,7 @@
 #include "compiler/runtime/graph_runtime.h"
 #include "compiler/runtime/runtime_events.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/option_checks.h"
 #include "harness/cli/run_args.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/report/json_report.h"
@@ -241,7 +242,8 @@ std::function<int()> add_explain_command(CLI::App& sub) {
   };
   auto args = std::make_shared<Args>();
   args->run.add_to(sub);
-  sub.add_option("--json", args->json_path, "also write the explanation as JSON (schema: docs/json-report.md)");
+  sub.add_option("--json", args->json_path, "also write the explanation as JSON (schema: docs/json-report.md)")
+      ->check(writable_file());
   return [args]() -> int {
     if (!args->run.apply_logging()) return kExitInvalid;
     Model model = args->run.load();

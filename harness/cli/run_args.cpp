@@ -3,17 +3,22 @@
 #include <ATen/ATen.h>
 #include <torch/version.h>
 
+#include <cstdlib>
 #include <iostream>
+#include <utility>
 
 #include "compiler/ir/op_schema.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/support/log.h"
 #include "harness/cli/inject_fault.h"
+#include "harness/cli/option_checks.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_report.h"
 
 namespace gbc {
 namespace {
+
+constexpr int64_t kMaxCount = std::numeric_limits<int>::max();
 
 Diagnostics unknown_passes(const std::vector<std::string>& names) {
   Diagnostics d;
@@ -37,10 +42,10 @@ void RunArgs::add_to(CLI::App& app, bool model_required) {
   app.add_option("--backend,-b", backends,
                  "compiled path to compare with eager; repeatable; overrides check.backends "
                  "(eager, nnc, trace, decomp, gbc-interp, gbc, ...: see docs/backends.md)");
-  app.add_option("--cases,-n", cases, "number of input cases (overrides check.cases)")->check(CLI::PositiveNumber);
-  app.add_option("--seed", seed, "seed of all random inputs (overrides check.seed)")->check(CLI::NonNegativeNumber);
+  app.add_option("--cases,-n", cases, "number of input cases (overrides check.cases)")->check(whole_number(1, kMaxCount));
+  app.add_option("--seed", seed, "seed of all random inputs (overrides check.seed)")->check(whole_number(0));
   app.add_option("--case", only_case, "run only case K (replays a failure with the same --seed)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, kMaxCount));
   app.add_option("--shrink", shrink_path,
                  "with --case: replay that case's shrunk form, the PATH a failure report prints (e.g. 0.2.1)")
       ->check([](const std::string& s) {
@@ -64,13 +69,19 @@ void RunArgs::add_to(CLI::App& app, bool model_required) {
 
 bool RunArgs::apply_logging() const {
   if (verbose) log::set_level(log::Level::info);
-  if (log_channels.empty()) return true;
-  auto unknown = log::enable_channels(log_channels);
-  if (unknown.empty()) return true;
-  std::string known;
-  for (const auto& n : log::channel_names()) known += (known.empty() ? "" : ", ") + n;
-  std::cerr << "gbcheck: unknown log channel '" << unknown[0] << "' (known: " << known << ", all)\n";
-  return false;
+  // $GBCHECK_LOGS is checked as strictly as --log: a typo there would silently log nothing.
+  const char* env = std::getenv("GBCHECK_LOGS");
+  for (const auto& [where, csv] : {std::pair<std::string, std::string>{"$GBCHECK_LOGS", env ? env : ""},
+                                   std::pair<std::string, std::string>{"--log", log_channels}}) {
+    if (csv.empty()) continue;
+    auto unknown = log::enable_channels(csv);
+    if (unknown.empty()) continue;
+    std::string known;
+    for (const auto& n : log::channel_names()) known += (known.empty() ? "" : ", ") + n;
+    std::cerr << "gbcheck: " << where << ": unknown log channel '" << unknown[0] << "' (known: " << known << ", all)\n";
+    return false;
+  }
+  return true;
 }
 
 Model RunArgs::load() const {

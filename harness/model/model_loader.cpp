@@ -297,7 +297,8 @@ class ModelLoader {
     for (const auto& n : seq) {
       if (!n.IsMap()) continue;
       for (const char* key : {"id", "result"})
-        if (n[key] && n[key].IsScalar()) all_ids_.emplace(n[key].Scalar(), r_.loc(n[key]));
+        if (n[key] && n[key].IsScalar() && !(key == std::string("id") && n["result"]))  // an if's id names nothing
+          all_ids_.emplace(n[key].Scalar(), r_.loc(n[key]));
       if (n["then"]) collect_ids(n["then"]);
       if (n["else"]) collect_ids(n["else"]);
     }
@@ -464,6 +465,11 @@ class ModelLoader {
     }
     size_t errors_before = diags_.error_count();
     r_.check_keys(yn, keys, *op);
+    if (schema->cls == OpClass::Control && yn["id"]) {
+      const std::string result = yn["result"] && yn["result"].IsScalar() ? yn["result"].Scalar() : "";
+      r_.error(yn["id"], *op + ": an if has no id: it is named by its result" + (result.empty() ? "" : " ('" + result + "')"),
+               "drop the id and use the result's name after the if");
+    }
 
     // args
     bool args_ok = true;

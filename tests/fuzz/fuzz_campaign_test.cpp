@@ -176,6 +176,27 @@ TEST_F(FuzzCampaignTest, FourShardsMergedEqualOneRun) {
   }
 }
 
+// Reduced signatures get the standalone folder of `gbcheck repro`: generated and reduced graphs
+// have no model file, which once left only NOT-WRITTEN.txt there while the store said "done".
+TEST_F(FuzzCampaignTest, ReducedSignaturesGetAStandaloneRepro) {
+  FuzzOptions o = options("reduced");
+  o.cases = 6;
+  o.reduce_checks = 40;
+  FuzzResult r = run_fuzz(o);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  FuzzStore store((fs::path(o.out_dir) / FuzzStore::kFileName).string(), false);
+  int standalone = 0;
+  for (const SignatureInfo& s : store.signatures()) {
+    fs::path repro = fs::path(o.out_dir) / s.repro_path / "repro";
+    EXPECT_FALSE(fs::exists(repro / "NOT-WRITTEN.txt")) << s.key;
+    if (!fs::exists(repro / "manifest.json")) continue;
+    ++standalone;
+    for (const char* file : {"model.yaml", "repro.py", "repro.cpp", "README.md"})
+      EXPECT_TRUE(fs::exists(repro / file)) << s.key << ": " << file;
+  }
+  EXPECT_GT(standalone, 0) << "no signature got a standalone repro";
+}
+
 TEST_F(FuzzCampaignTest, KilledRunResumesToTheSameCases) {
   FuzzOptions o = options("killed");
   o.cases = 8;
