@@ -176,6 +176,9 @@ std::vector<std::string> BenchReport::failures() const {
                     r.backend.c_str(), r.speedup, *r.min_speedup, eager_ms, r.backend.c_str(), r.median_ms);
       out.push_back(buf);
     }
+    if (fullgraph && r.stats.graph_breaks > 0)
+      out.push_back(r.backend + ": breaks the graph " + std::to_string(r.stats.graph_breaks) +
+                    (r.stats.graph_breaks == 1 ? " time" : " times") + " under --fullgraph (`gbcheck explain` says where)");
   }
   return out;
 }
@@ -192,6 +195,7 @@ BenchReport run_bench(const Model& model, const BenchOptions& o) {
   rep.case_index = o.case_index;
   rep.warmup = o.warmup;
   rep.repeat = o.repeat;
+  rep.fullgraph = o.fullgraph;
   rep.eager_threads = at::get_num_threads();
   rep.kernel_threads = gbc_kernel_threads();
 

@@ -5,7 +5,7 @@
 // backend's compile time is reported apart (BackendStats::compile_ms), never mixed into run times.
 // With `profile`, gbc's backends then run `repeat` more times with a Profiler attached and report
 // per-step times (profile.h). check.expect.min_speedup (per backend or general) turns a slower
-// compiled path into a failure that names the numbers. Tests: tests/runtime/bench_test.cpp.
+// compiled path into a failure that names the numbers; with `fullgraph` so does a graph break. Tests: tests/runtime/bench_test.cpp.
 #pragma once
 
 #include <optional>
@@ -24,6 +24,7 @@ struct BenchOptions {
   int repeat = 10;
   int case_index = 0;
   bool profile = false;
+  bool fullgraph = false;  // a graph break fails the bench, as it fails a check
   BackendOptions backend_options;
 };
 
@@ -47,6 +48,7 @@ struct BenchReport {
   int case_index = 0;
   DimBindings dims;
   int warmup = 0, repeat = 0;
+  bool fullgraph = false;
   int eager_threads = 1;   // ATen's intra-op threads
   int kernel_threads = 1;  // the budget gbc passes its kernels ($GBCHECK_THREADS or every core)
   std::vector<BenchResult> results;  // eager first

@@ -154,6 +154,7 @@ std::function<int()> add_bench_command(CLI::App& sub) {
     bo.repeat = args->repeat;
     bo.case_index = opt.only_case.value_or(0);
     bo.profile = args->profile;
+    bo.fullgraph = opt.fullgraph;
     bo.backend_options = opt.backend_options;
     BenchReport rep = run_bench(model, bo);
     print_bench(std::cout, rep);

@@ -104,11 +104,14 @@ void print_drift(const BackendReport& b, std::ostream& out) {
 
 }  // namespace
 
+std::string report_header(const CheckReport& r) {
+  return "gbcheck " + r.gbcheck_version + " | " + r.model_name + (r.model_path.empty() ? "" : " (" + r.model_path + ")") +
+         " | " + (r.only_case ? "case " + std::to_string(*r.only_case) : std::to_string(r.cases) + " cases") + " | " +
+         r.device + " | seed " + std::to_string(r.seed) + " | LibTorch " + r.torch_version;
+}
+
 void print_terminal_report(const CheckReport& r, std::ostream& out, const TerminalStyle& style) {
-  out << "gbcheck " << r.gbcheck_version << " | " << r.model_name;
-  if (!r.model_path.empty()) out << " (" << r.model_path << ")";
-  out << " | " << (r.only_case ? "case " + std::to_string(*r.only_case) : std::to_string(r.cases) + " cases") << " | "
-      << r.device << " | seed " << r.seed << " | LibTorch " << r.torch_version << "\n";
+  out << report_header(r) << "\n";
 
   if (style.verbose)
     out << "  oracles: " << join(r.oracles, ", ") << " | error stat " << r.error_stat

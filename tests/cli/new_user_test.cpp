@@ -38,5 +38,57 @@ TEST_F(NewUser, AnUnknownChannelInGbcheckLogsIsRejectedAsOnTheCommandLine) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+// A seed above INT64_MAX was clamped silently; `-n 0` printed a 300-digit range. Every integer
+// option says which whole numbers it takes, before anything runs.
+TEST_F(NewUser, OptionValuesOutOfRangeAreRejectedWithTheirRange) {
+  testing::CommandResult r = gbcheck("corpus/examples/mlp.yaml --seed 9223372036854775808");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "'9223372036854775808' is out of range: expected a whole number >= 0")) << r.output;
+  r = gbcheck("corpus/examples/mlp.yaml -n 0");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "'0' is out of range: expected a whole number from 1 to 2147483647")) << r.output;
+  EXPECT_LT(r.output.size(), 300u) << r.output;
+  r = gbcheck("corpus/examples/mlp.yaml --case 1.5");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "'1.5' is not a whole number")) << r.output;
+  r = gbcheck("fuzz --out " + path("f") + " --seed -1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_FALSE(fs::exists(path("f")));
+  r = gbcheck("reduce corpus/examples/mlp.yaml --timeout -3");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "'-3' is out of range: expected a number >= 0.001")) << r.output;
+}
+
+// An unwritable --json path was found only after the whole check ran (exit 2, verdict hidden).
+TEST_F(NewUser, AnUnwritableJsonPathStopsBeforeTheRun) {
+  for (const std::string& cmd : {"corpus/examples/mlp.yaml", "explain corpus/examples/mlp.yaml",
+                                 "bench corpus/examples/mlp.yaml", "bisect corpus/examples/mlp.yaml"}) {
+    testing::CommandResult r = gbcheck(cmd + " --json " + path("no/such/folder/r.json"));
+    EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, "cannot write " + path("no/such/folder/r.json") + ": no folder")) << r.output;
+    EXPECT_FALSE(contains(r.output, "result:")) << cmd << ": ran before rejecting the path\n" << r.output;
+  }
+  testing::CommandResult r = gbcheck("corpus/examples/mlp.yaml -n 1 -q --json " + path("r.json"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(path("r.json")));
+}
+
+// `db merge OUT missing` exited 2 and left an empty OUT store behind.
+TEST_F(NewUser, AFailedMergeLeavesNoStore) {
+  testing::CommandResult r = gbcheck("db merge " + path("merged.db") + " " + path("missing.db"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, path("missing.db") + ": no such store")) << r.output;
+  EXPECT_FALSE(fs::exists(path("merged.db")));
+}
+
+// `{id: y, op: if, result: t}` was reported as "'y' is local to an if branch".
+TEST_F(NewUser, AnIdOnAnIfIsReportedAsSuch) {
+  testing::CommandResult r = gbcheck("corpus/errors/id_on_if.yaml");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "corpus/errors/id_on_if.yaml:8:9: error: if: an if has no id: it is named by its result ('t')"))
+      << r.output;
+  EXPECT_FALSE(contains(r.output, "local to an if branch")) << r.output;
+}
+
 }  // namespace
 }  // namespace gbc
