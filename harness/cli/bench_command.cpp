@@ -133,7 +133,9 @@ std::function<int()> add_bench_command(CLI::App& sub) {
     std::string json_path;
   };
   auto args = std::make_shared<Args>();
-  args->run.add_to(sub);
+  RunArgsScope scope;  // one case, as drawn
+  scope.cases = scope.shrink = false;
+  args->run.add_to(sub, scope);
   sub.add_option("--warmup", args->warmup, "untimed calls first (compiles happen here)")
       ->check(whole_number(0, 1000000))
       ->capture_default_str();

@@ -22,7 +22,10 @@ std::function<int()> add_bisect_command(CLI::App& sub) {
     double timeout_s = 300.0;
   };
   auto args = std::make_shared<Args>();
-  args->run.add_to(sub);
+  RunArgsScope scope;
+  scope.one_backend = true;
+  scope.fullgraph = false;
+  args->run.add_to(sub, scope);
   sub.add_option("--json", args->json_path, "also write the result as JSON (schema gbcheck.bisect/v1)")
       ->check(writable_file());
   sub.add_option("--timeout", args->timeout_s, "seconds one sandboxed check of a stage may take")

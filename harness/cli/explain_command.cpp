@@ -241,7 +241,9 @@ std::function<int()> add_explain_command(CLI::App& sub) {
     std::string json_path;
   };
   auto args = std::make_shared<Args>();
-  args->run.add_to(sub);
+  RunArgsScope scope;  // cases as drawn
+  scope.shrink = false;
+  args->run.add_to(sub, scope);
   sub.add_option("--json", args->json_path, "also write the explanation as JSON (schema: docs/json-report.md)")
       ->check(writable_file());
   return [args]() -> int {

@@ -69,7 +69,10 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
     int max_checks = 0;
   };
   auto args = std::make_shared<Args>();
-  args->run.add_to(sub);
+  RunArgsScope scope;  // one failure, from a case as drawn
+  scope.one_backend = true;
+  scope.shrink = false;
+  args->run.add_to(sub, scope);
   sub.add_option("--out,-o", args->out_dir, "where to write model.yaml, inputs.json and summary.json (default: MODEL.reduced/)");
   sub.add_option("--timeout", args->timeout_s, "seconds each candidate's check may run before it counts as a hang (default 30)")
       ->check(number_at_least(0.001));
@@ -84,14 +87,6 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
     if (!args->run.apply_logging()) return kExitInvalid;
     if (args->run.backends.size() > 1) {
       std::cerr << "gbcheck: reduce keeps one failure: give at most one --backend\n";
-      return kExitInvalid;
-    }
-    if (!args->run.shrink_path.empty()) {
-      std::cerr << "gbcheck: reduce starts from a case as drawn (--case K); --shrink is not supported\n";
-      return kExitInvalid;
-    }
-    if (args->timeout_s <= 0 || args->memory_gib < 0 || args->max_checks < 0) {
-      std::cerr << "gbcheck: --timeout must be positive, --memory and --max-checks not negative\n";
       return kExitInvalid;
     }
     ReduceOptions opt;

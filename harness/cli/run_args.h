@@ -13,6 +13,15 @@
 
 namespace gbc {
 
+/// Which of the shared options a command has: help lists only options that do something there.
+struct RunArgsScope {
+  bool model_required = true;
+  bool one_backend = false;  // reduce, bisect, repro: one failing backend
+  bool cases = true;         // --cases (bench times one case)
+  bool shrink = true;        // --shrink (reduce starts from a case as drawn)
+  bool fullgraph = true;
+};
+
 struct RunArgs {
   std::string model_path;
   std::vector<std::string> backends;
@@ -30,7 +39,7 @@ struct RunArgs {
   std::string inject_fault;  // testing aid (harness/cli/inject_fault.h); "" = off
 
   /// Declares the options on a subcommand.
-  void add_to(CLI::App& app, bool model_required = true);
+  void add_to(CLI::App& app, const RunArgsScope& scope = {});
   /// Sets up logging; returns false (after printing why) when the options are unusable.
   bool apply_logging() const;
   /// Loads the model (ModelError on invalid input), applying --seed.

@@ -90,5 +90,28 @@ TEST_F(NewUser, AnIdOnAnIfIsReportedAsSuch) {
   EXPECT_FALSE(contains(r.output, "local to an if branch")) << r.output;
 }
 
+// Mistakes a new user makes in the first minute get messages that name the mistake.
+TEST_F(NewUser, FirstMinuteMistakesAreNamed) {
+  testing::CommandResult r = gbcheck("bogus-command");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "unknown command 'bogus-command' (commands: check, ops, explain")) << r.output;
+  r = gbcheck("--bogus");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "unknown option '--bogus' for `gbcheck check`")) << r.output;
+  r = gbcheck("corpus/examples/mlp.yaml --sed 3");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "unknown option '--sed' for `gbcheck check`; did you mean '--seed'?")) << r.output;
+  r = gbcheck("cache");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "gbcheck cache needs one of:\n  gbcheck cache info: ")) << r.output;
+  EXPECT_TRUE(contains(r.output, "\n  gbcheck cache clear: ")) << r.output;
+  r = gbcheck("corpus/examples");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "corpus/examples: error: is a directory, not a model file")) << r.output;
+  r = gbcheck(file("empty.yaml", "\n"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "error: the model file is empty")) << r.output;
+}
+
 }  // namespace
 }  // namespace gbc
