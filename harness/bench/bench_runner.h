@@ -65,6 +65,9 @@ struct BenchReport {
   int exit_code() const;
 };
 
+/// "2.50x"; below 0.1 with three significant digits ("0.00123x"), never a bare "0.00x".
+std::string format_speedup(double speedup);
+
 /// Raises ModelError when the eager reference itself fails on the case.
 BenchReport run_bench(const Model& model, const BenchOptions& options);
 

@@ -49,7 +49,7 @@ void print_bench(std::ostream& out, const BenchReport& rep) {
     }
     bool eager = r.backend == "eager";
     out << pad(fmt("%.3f", r.median_ms), 12, true) << pad(fmt("%.3f", r.min_ms), 12, true)
-        << pad(fmt("%.2fx", r.speedup), 10, true) << pad(eager ? "-" : fmt("%.1f", r.stats.compile_ms), 12, true)
+        << pad(format_speedup(r.speedup), 10, true) << pad(eager ? "-" : fmt("%.1f", r.stats.compile_ms), 12, true)
         << pad(fmt("%.1f", r.first_call_ms), 15, true) << pad(eager ? "-" : std::to_string(r.stats.graphs), 8, true)
         << pad(eager ? "-" : std::to_string(r.stats.fusion_groups), 9, true)
         << pad(eager ? "-" : std::to_string(r.stats.graph_breaks), 8, true)

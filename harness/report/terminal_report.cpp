@@ -106,7 +106,7 @@ void print_drift(const BackendReport& b, std::ostream& out) {
 
 std::string report_header(const CheckReport& r) {
   return "gbcheck " + r.gbcheck_version + " | " + r.model_name + (r.model_path.empty() ? "" : " (" + r.model_path + ")") +
-         " | " + (r.only_case ? "case " + std::to_string(*r.only_case) : std::to_string(r.cases) + " cases") + " | " +
+         " | " + (r.only_case ? "case " + std::to_string(*r.only_case) : std::to_string(r.cases) + (r.cases == 1 ? " case" : " cases")) + " | " +
          r.device + " | seed " + std::to_string(r.seed) + " | LibTorch " + r.torch_version;
 }
 

@@ -134,6 +134,14 @@ TEST(BenchReport, FailsExactlyBelowTheThreshold) {
   EXPECT_EQ(rep.exit_code(), kExitPass);
 }
 
+// A speedup below 0.005 once printed as "0.00x".
+TEST(BenchReport, SpeedupsKeepTheirDigits) {
+  EXPECT_EQ(format_speedup(2.5), "2.50x");
+  EXPECT_EQ(format_speedup(0.1), "0.10x");
+  EXPECT_EQ(format_speedup(0.00123), "0.00123x");
+  EXPECT_EQ(format_speedup(0.0), "0.00x");
+}
+
 TEST(BenchReport, BackendThatRaisedFailsWithoutSpeedup) {
   BenchReport rep;
   rep.results = {timed("eager", 10.0, std::nullopt), timed("gbc", 0.0, 1.5)};

@@ -113,5 +113,19 @@ TEST_F(NewUser, FirstMinuteMistakesAreNamed) {
   EXPECT_TRUE(contains(r.output, "error: the model file is empty")) << r.output;
 }
 
+// `--log kernels` once mixed IR, generated source and cache status (1,500 lines for 8 ops): the
+// source has its own channel, output_code, as in TORCH_LOGS.
+TEST_F(NewUser, GeneratedSourceHasItsOwnLogChannel) {
+  const std::string run = "corpus/examples/mlp.yaml --backend gbc -n 1 -q --no-cache --cache-dir " + path("cache");
+  testing::CommandResult kernels = gbcheck(run + " --log kernels");
+  EXPECT_EQ(kernels.exit_code, 0) << kernels.output;
+  EXPECT_FALSE(contains(kernels.output, "generated source")) << kernels.output;
+  EXPECT_TRUE(contains(kernels.output, "compiled into")) << kernels.output;
+  testing::CommandResult code = gbcheck(run + " --log output_code");
+  EXPECT_EQ(code.exit_code, 0) << code.output;
+  EXPECT_TRUE(contains(code.output, "generated source")) << code.output;
+  EXPECT_FALSE(contains(code.output, "compiled into")) << code.output;
+}
+
 }  // namespace
 }  // namespace gbc

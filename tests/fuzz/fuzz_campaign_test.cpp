@@ -81,6 +81,10 @@ TEST(FuzzProgressTest, TallyLine) {
   t.elapsed_s = 600;
   t.remaining_s = 28200;
   EXPECT_EQ(format_tally(t), "1234 graphs (5.0/s) | 3 failed, 0 invalid | 2 signatures, 1 new | 0:10:00 elapsed, 7:50:00 left");
+  t.remaining_s = 0;  // --time ran out: the graphs in flight are still being checked
+  EXPECT_EQ(format_tally(t), "1234 graphs (5.0/s) | 3 failed, 0 invalid | 2 signatures, 1 new | 0:10:00 elapsed, "
+                             "time is up, finishing the graphs in flight");
+  t.remaining_s = 28200;
   std::ostringstream plain;
   FuzzProgress p(plain, false, "fuzz: ");
   p.update(t);  // a plain line waits a minute

@@ -128,6 +128,6 @@ int main(int argc, char** argv) {
     std::cerr << "gbcheck-gen: internal error: " << e.what() << "\n";
     return 3;
   }
-  std::cerr << "gbcheck-gen: wrote " << count << " models to " << out_dir << "\n";
+  std::cerr << "gbcheck-gen: wrote " << count << (count == 1 ? " model" : " models") << " to " << out_dir << "\n";
   return 0;
 }
