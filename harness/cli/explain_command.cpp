@@ -242,7 +242,7 @@ std::function<int()> add_explain_command(CLI::App& sub) {
   };
   auto args = std::make_shared<Args>();
   RunArgsScope scope;  // cases as drawn
-  scope.shrink = false;
+  scope.shrink = scope.tolerances = false;  // nothing is judged
   args->run.add_to(sub, scope);
   sub.add_option("--json", args->json_path, "also write the explanation as JSON (schema: docs/json-report.md)")
       ->check(writable_file());

@@ -54,6 +54,15 @@ void RunArgs::add_to(CLI::App& app, const RunArgsScope& scope) {
         ->check(CLI::Validator(
             [](const std::string& s) { return ShrinkPath::parse(s) ? std::string() : "'" + s + "' is not a shrink path"; },
             "dot-separated shrink indices, e.g. 0.2.1", "SHRINK_PATH"));
+  if (scope.tolerances) {
+    app.add_option("--rtol", tolerances.rtol,
+                   "relative tolerance over check.tolerance: X (all), DTYPE:X or OUTPUT:X (e.g. y:1e-3); repeatable");
+    app.add_option("--atol", tolerances.atol,
+                   "absolute tolerance over check.tolerance: X (all), DTYPE:X or OUTPUT:X; repeatable");
+    app.add_option("--error-stat", tolerances.error_stat,
+                   "what the tolerance and fp64 oracles compare (overrides check.error_stat): elementwise, max, mean, "
+                   "quantile or quantile:Q");
+  }
   app.add_option("--device", device, "cpu or cuda (overrides check.device)")->check(CLI::IsMember({"cpu", "cuda"}));
   if (scope.fullgraph)
     app.add_flag("--fullgraph", fullgraph,
@@ -93,6 +102,11 @@ bool RunArgs::apply_logging() const {
 Model RunArgs::load() const {
   Model model = load_model_file(model_path);
   if (seed) model.check.seed = static_cast<uint64_t>(*seed);
+  if (std::string bad = tolerances.apply(model); !bad.empty()) {
+    Diagnostics d;
+    d.error({"command line", 0, 0}, bad);
+    throw ModelError(d);
+  }
   return model;
 }
 

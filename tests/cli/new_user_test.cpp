@@ -8,6 +8,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "compiler/ir/op_schema.h"
+#include "harness/cli/tolerance_args.h"
+#include "harness/model/model_loader.h"
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
 
@@ -125,6 +128,73 @@ TEST_F(NewUser, GeneratedSourceHasItsOwnLogChannel) {
   EXPECT_EQ(code.exit_code, 0) << code.output;
   EXPECT_TRUE(contains(code.output, "generated source")) << code.output;
   EXPECT_FALSE(contains(code.output, "compiled into")) << code.output;
+}
+
+// --rtol/--atol as Polygraphy takes them: X, DTYPE:X, OUTPUT:X; the most specific wins and each
+// sets only its own field over the model's check: section.
+TEST(ToleranceArgs, MostSpecificWinsAndTheOtherFieldStays) {
+  const std::string text =
+      "format: gbcheck/v1\ninputs:\n  x: {shape: [4], dtype: float32}\ngraph:\n"
+      "  - {id: y, op: tanh, args: [x]}\n  - {id: z, op: sin, args: [x]}\noutputs: [y, z]\n"
+      "check:\n  tolerance: {y: {rtol: 0.5, atol: 0.25}}\n";
+  const Tolerance f32 = default_tolerance(DType::Float32);
+  Model m = load_model_text(text, "t.yaml");
+  ToleranceArgs args;
+  args.rtol = {"1e-3"};
+  ASSERT_EQ(args.apply(m), "");
+  EXPECT_EQ(m.check.tolerance_for(DType::Float32, "z").rtol, 1e-3);
+  EXPECT_EQ(m.check.tolerance_for(DType::Float32, "z").atol, f32.atol);
+  EXPECT_EQ(m.check.tolerance_for(DType::Float32, "y").rtol, 1e-3);  // over the model's own entry
+  EXPECT_EQ(m.check.tolerance_for(DType::Float32, "y").atol, 0.25);
+  EXPECT_EQ(m.check.tolerance_for(DType::Float16, "").rtol, 1e-3);
+
+  m = load_model_text(text, "t.yaml");
+  args.rtol = {"z:0.125", "float32:0.01", "1e-3"};
+  args.atol = {"z:2"};
+  ASSERT_EQ(args.apply(m), "");
+  EXPECT_EQ(m.check.tolerance_for(DType::Float32, "z").rtol, 0.125);
+  EXPECT_EQ(m.check.tolerance_for(DType::Float32, "z").atol, 2.0);
+  EXPECT_EQ(m.check.tolerance_for(DType::Float32, "y").rtol, 0.01);
+  EXPECT_EQ(m.check.tolerance_for(DType::Float16, "").rtol, 1e-3);
+
+  args = ToleranceArgs{};
+  args.rtol = {"w:1"};
+  EXPECT_EQ(args.apply(m), "--rtol w:1: 'w' is neither an output (y, z) nor a dtype");
+  args.rtol = {"y:-1"};
+  EXPECT_EQ(args.apply(m), "--rtol y:-1: expected a number >= 0, as X, DTYPE:X or OUTPUT:X");
+  args = ToleranceArgs{};
+  args.error_stat = "quantile:0.9";
+  ASSERT_EQ(args.apply(m), "");
+  EXPECT_EQ(m.check.error_stat, "quantile");
+  EXPECT_EQ(m.check.quantile, 0.9);
+  args.error_stat = "median";
+  EXPECT_EQ(args.apply(m), "--error-stat median: expected elementwise, max, mean, quantile or quantile:Q");
+}
+
+TEST_F(NewUser, ToleranceOptionsReachTheCheck) {
+  testing::CommandResult r = gbcheck("corpus/examples/mlp.yaml -n 1 -q --rtol nope:1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "command line: error: --rtol nope:1: 'nope' is neither an output")) << r.output;
+  r = gbcheck("corpus/examples/mlp.yaml -n 1 -q --error-stat max --json " + path("r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(path("r.json"));
+  EXPECT_EQ(nlohmann::json::parse(in).at("error_stat"), "max");
+}
+
+// `gbcheck ops --json`: the op table for tools, one entry per op of the schema table.
+TEST_F(NewUser, OpsListAsJson) {
+  testing::CommandResult r = gbcheck("ops --json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j.at("schema"), "gbcheck.ops/v1");
+  EXPECT_EQ(j.at("ops").size(), all_op_schemas().size());
+  bool found = false;
+  for (const auto& op : j.at("ops"))
+    if (op.at("name") == "sum") {
+      found = true;
+      EXPECT_FALSE(op.at("attrs").empty()) << op.dump();
+    }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
