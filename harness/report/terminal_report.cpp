@@ -1,6 +1,7 @@
 #include "harness/report/terminal_report.h"
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -152,6 +153,11 @@ void print_terminal_report(const CheckReport& r, std::ostream& out, const Termin
     for (const auto& n : b.notes) out << "  note: " << n << "\n";
     if (!b.drift.empty() && (style.verbose || !b.pass())) print_drift(b, out);
     if (!b.pass() || style.verbose) print_events(b.stats, out, "  ");
+  }
+  if (style.verbose && !r.print_output.empty()) {  // docs/model-format.md: print output shows with -v
+    out << "\nprint output (eager reference):\n";
+    std::istringstream lines(r.print_output);
+    for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
   }
   if (!r.unusable.empty()) {
     out << "\n" << paint(style, "33", "unusable reference") << ": eager disagrees with itself on " << r.unusable.size()

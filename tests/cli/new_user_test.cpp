@@ -197,5 +197,18 @@ TEST_F(NewUser, OpsListAsJson) {
   EXPECT_TRUE(found);
 }
 
+// docs/model-format.md promises the model's print output with -v; it once reached only the JSON.
+TEST_F(NewUser, VerboseCheckShowsThePrintOutput) {
+  const std::string model = file("printing.yaml",
+                                 "format: gbcheck/v1\ninputs:\n  x: {shape: [2], dtype: float32}\ngraph:\n"
+                                 "  - {id: a, op: relu, args: [x]}\n  - {op: print, args: [a], message: hello from print}\n"
+                                 "  - {id: y, op: exp, args: [a]}\noutputs: [y]\ncheck: {cases: 1, backends: [nnc]}\n");
+  testing::CommandResult r = gbcheck(model + " -v");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "print output (eager reference):\n  hello from print")) << r.output;
+  r = gbcheck(model);
+  EXPECT_FALSE(contains(r.output, "hello from print")) << r.output;
+}
+
 }  // namespace
 }  // namespace gbc
