@@ -203,6 +203,7 @@ BenchReport run_bench(const Model& model, const BenchOptions& o) {
   rep.warmup = o.warmup;
   rep.repeat = o.repeat;
   rep.fullgraph = o.fullgraph;
+  rep.injected_fault = o.backend_options.inject_fault;
   rep.eager_threads = at::get_num_threads();
   rep.kernel_threads = gbc_kernel_threads();
 

@@ -49,6 +49,7 @@ struct BenchReport {
   DimBindings dims;
   int warmup = 0, repeat = 0;
   bool fullgraph = false;
+  std::string injected_fault;  // --inject-fault: the times are of a deliberately broken gbc
   int eager_threads = 1;   // ATen's intra-op threads
   int kernel_threads = 1;  // the budget gbc passes its kernels ($GBCHECK_THREADS or every core)
   std::vector<BenchResult> results;  // eager first

@@ -9,6 +9,7 @@
 
 #include "harness/bench/bench_runner.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/inject_fault.h"
 #include "harness/cli/option_checks.h"
 #include "harness/cli/run_args.h"
 #include "harness/report/json_report.h"
@@ -100,6 +101,8 @@ nlohmann::json bench_json(const BenchReport& rep) {
   j["pass"] = rep.exit_code() == kExitPass;
   j["exit_code"] = rep.exit_code();
   j["failures"] = rep.failures();
+  if (rep.fullgraph) j["fullgraph"] = true;
+  if (!rep.injected_fault.empty()) j["injected_fault"] = rep.injected_fault;
   j["backends"] = nlohmann::json::array();
   for (const BenchResult& r : rep.results) {
     nlohmann::json b = {{"name", r.backend},
@@ -159,7 +162,10 @@ std::function<int()> add_bench_command(CLI::App& sub) {
     bo.fullgraph = opt.fullgraph;
     bo.backend_options = opt.backend_options;
     BenchReport rep = run_bench(model, bo);
+    const std::string banner = rep.injected_fault.empty() ? "" : fault_banner(rep.injected_fault) + "\n";
+    std::cout << banner;  // times of a deliberately broken gbc must say so, as check's report does
     print_bench(std::cout, rep);
+    std::cout << banner;
     if (!args->json_path.empty()) {
       try {
         write_json_file(args->json_path, bench_json(rep));

@@ -35,7 +35,6 @@ MergeSummary merge_stores(const std::string& out_path, const std::vector<std::st
   SqliteDb& db = out.db();
   for (const auto& input : opened) {
     FuzzStore& in = *input;
-    const std::string& in_path = in.db().path();
     Transaction t(db);
     // Runs, by uid.
     std::map<int64_t, int64_t> run_ids;  // input id -> output id
