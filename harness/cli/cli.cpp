@@ -71,7 +71,7 @@ std::string explain_parse_error(const CLI::App& app, const std::vector<std::stri
   if (cmd != &app && !subs.empty()) {
     std::string list;
     for (const CLI::App* s : subs) list += "\n  " + name + " " + s->get_name() + ": " + s->get_description();
-    return name + " needs one of:" + list;
+    return "`" + name + "` needs one of:" + list;
   }
   for (const std::string& arg : args) {
     if (arg == "--") break;

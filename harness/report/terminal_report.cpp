@@ -50,15 +50,19 @@ std::string subject(const OutputCheck& o) {
 // One failing tensor: the deciding oracle's reason, the other failing or overruled verdicts, and
 // the least tolerance that would have passed.
 void print_check(const OutputCheck& o, std::ostream& out, const TerminalStyle& style, const std::string& indent) {
-  out << indent << subject(o) << " " << paint(style, "31", "[" + o.oracle + "]") << ": " << o.detail << "\n";
+  std::ostringstream text;
+  text << indent << subject(o) << " " << paint(style, "31", "[" + o.oracle + "]") << ": " << o.detail << "\n";
   for (const auto& v : o.verdicts) {
     if (v.pass || v.oracle == o.oracle || v.why == o.detail) continue;
-    out << indent << "  " << v.oracle << (v.overruled_by.empty() ? "" : " (overruled by " + v.overruled_by + ")")
-        << ": " << v.why << "\n";
+    text << indent << "  " << v.oracle << (v.overruled_by.empty() ? "" : " (overruled by " + v.overruled_by + ")")
+         << ": " << v.why << "\n";
   }
-  if (!o.min_passing.empty()) out << indent << "  would pass with: " << o.min_passing << "\n";
-  if (o.kind == "output" || o.kind == "state")
-    out << indent << "  (" << tolerance_str(o.tolerance) << ")\n";
+  if (!o.min_passing.empty()) text << indent << "  would pass with: " << o.min_passing << "\n";
+  // The tolerance in force, unless a line above already names it (the tolerance oracle's does).
+  const std::string tolerance = "(" + tolerance_str(o.tolerance) + ")";
+  if ((o.kind == "output" || o.kind == "state") && text.str().find(tolerance) == std::string::npos)
+    text << indent << "  " << tolerance << "\n";
+  out << text.str();
 }
 
 void print_failure(const CheckReport& r, const BackendReport& b, const CaseFailure& f, std::ostream& out,

@@ -106,7 +106,7 @@ TEST_F(NewUser, FirstMinuteMistakesAreNamed) {
   EXPECT_TRUE(contains(r.output, "unknown option '--sed' for `gbcheck check`; did you mean '--seed'?")) << r.output;
   r = gbcheck("cache");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "gbcheck cache needs one of:\n  gbcheck cache info: ")) << r.output;
+  EXPECT_TRUE(contains(r.output, "`gbcheck cache` needs one of:\n  gbcheck cache info: ")) << r.output;
   EXPECT_TRUE(contains(r.output, "\n  gbcheck cache clear: ")) << r.output;
   r = gbcheck("corpus/examples");
   EXPECT_EQ(r.exit_code, 2) << r.output;
