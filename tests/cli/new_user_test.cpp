@@ -64,8 +64,8 @@ TEST_F(NewUser, OptionValuesOutOfRangeAreRejectedWithTheirRange) {
 
 // An unwritable --json path was found only after the whole check ran (exit 2, verdict hidden).
 TEST_F(NewUser, AnUnwritableJsonPathStopsBeforeTheRun) {
-  for (const std::string& cmd : {"corpus/examples/mlp.yaml", "explain corpus/examples/mlp.yaml",
-                                 "bench corpus/examples/mlp.yaml", "bisect corpus/examples/mlp.yaml"}) {
+  for (const std::string cmd : {"corpus/examples/mlp.yaml", "explain corpus/examples/mlp.yaml",
+                                "bench corpus/examples/mlp.yaml", "bisect corpus/examples/mlp.yaml"}) {
     testing::CommandResult r = gbcheck(cmd + " --json " + path("no/such/folder/r.json"));
     EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.output;
     EXPECT_TRUE(contains(r.output, "cannot write " + path("no/such/folder/r.json") + ": no folder")) << r.output;

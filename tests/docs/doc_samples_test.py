@@ -25,7 +25,7 @@ import tempfile
 
 MARKER = re.compile(r"^<!-- sample( excerpt)?(?::\s*(.*?))?\s*-->\s*$")
 TIME = re.compile(r"\b\d+(?:\.\d+)?(?:e[-+]?\d+)?\s?(?:ms|us|s)\b|\b\d+:\d\d:\d\d\b")
-PROGRESS = re.compile(r"^(checking .*: case \d+/\d+|reduce: |fuzz: )")
+PROGRESS = re.compile(r"^(checking .*: case \d+/\d+|reduce: |fuzz: |bisect: (checking|disabling|comparing) )")
 
 
 def normalize(line):
