@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "harness/cli/cli.h"
-#include "harness/cli/option_checks.h"
 #include "harness/cli/crash_report.h"
 #include "harness/cli/inject_fault.h"
+#include "harness/cli/option_checks.h"
 #include "harness/cli/progress.h"
 #include "harness/cli/run_args.h"
 #include "harness/report/drift_plot.h"
@@ -54,7 +54,8 @@ std::function<int()> add_check_command(CLI::App& sub) {
       ->check(writable_file());
   sub.add_flag("--quiet,-q", args->quiet, "print only the final result line");
   sub.add_option("--plots", args->plots_dir,
-                 "write SVG plots of the per-step error (check.iterations) into DIR, one per backend");
+                 "write SVG plots of the per-step error (check.iterations) into DIR, one per backend")
+      ->check(writable_folder());
   return [args]() -> int {
     if (!args->run.apply_logging()) return kExitInvalid;
     Model model = args->run.load();

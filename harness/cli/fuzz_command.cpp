@@ -73,7 +73,9 @@ std::function<int()> add_fuzz_command(CLI::App& sub) {
   auto a = std::make_shared<Args>();
   FuzzOptions& f = a->fuzz;
   GeneratorArgs& g = a->generator;
-  sub.add_option("--out,-o", f.out_dir, "folder of the campaign: fuzz.db (the store) and repros/")->required();
+  sub.add_option("--out,-o", f.out_dir, "folder of the campaign: fuzz.db (the store) and repros/")
+      ->required()
+      ->check(writable_folder());
   sub.add_option("--time", a->time, "how long to run: 8h, 90m, 1h30m, 45s (a resumed run keeps its own limit)");
   sub.add_option("--cases", a->cases, "size of the seed space: graphs at positions 0..N-1 (all shards together)")
       ->check(whole_number(1));

@@ -52,4 +52,18 @@ CLI::Validator writable_file() {
       "FILE", "WRITABLE_FILE");
 }
 
+CLI::Validator writable_folder() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        fs::path p = fs::absolute(fs::path(s), ec).lexically_normal();
+        while (!p.empty() && !fs::exists(p, ec) && p != p.parent_path()) p = p.parent_path();
+        if (!fs::is_directory(p, ec)) return "cannot write into " + s + ": " + p.string() + " is not a folder";
+        if (::access(p.c_str(), W_OK) != 0) return "cannot write into " + s + ": " + p.string() + " is not writable";
+        return "";
+      },
+      "DIR", "WRITABLE_FOLDER");
+}
+
 }  // namespace gbc

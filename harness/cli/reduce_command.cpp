@@ -73,7 +73,8 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
   scope.one_backend = true;
   scope.shrink = false;
   args->run.add_to(sub, scope);
-  sub.add_option("--out,-o", args->out_dir, "where to write model.yaml, inputs.json and summary.json (default: MODEL.reduced/)");
+  sub.add_option("--out,-o", args->out_dir, "where to write model.yaml, inputs.json and summary.json (default: MODEL.reduced/)")
+      ->check(writable_folder());
   sub.add_option("--timeout", args->timeout_s, "seconds each candidate's check may run before it counts as a hang (default 30)")
       ->check(number_at_least(0.001));
   sub.add_option("--memory", args->memory_gib, "GiB each candidate's check may allocate (default 4; 0: no limit)")->check(number_at_least(0));

@@ -25,7 +25,9 @@ std::function<int()> add_repro_command(CLI::App& sub) {
   scope.one_backend = true;
   scope.fullgraph = false;
   args->run.add_to(sub, scope);
-  sub.add_option("--out,-o", args->out_dir, "the folder to write (created; files in it are replaced)")->required();
+  sub.add_option("--out,-o", args->out_dir, "the folder to write (created; files in it are replaced)")
+      ->required()
+      ->check(writable_folder());
   sub.add_option("--timeout", args->timeout_s, "seconds one sandboxed run of the backend may take")
       ->check(number_at_least(0.001))
       ->capture_default_str();

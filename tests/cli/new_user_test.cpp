@@ -74,6 +74,15 @@ TEST_F(NewUser, AnUnwritableJsonPathStopsBeforeTheRun) {
   testing::CommandResult r = gbcheck("corpus/examples/mlp.yaml -n 1 -q --json " + path("r.json"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(fs::exists(path("r.json")));
+  // The folders a run writes into are checked the same way.
+  const std::string not_a_folder = file("plain.txt", "x") + "/out";
+  for (const std::string cmd : {"corpus/examples/mlp.yaml --plots ", "reduce corpus/examples/mlp.yaml --out ",
+                                "repro corpus/examples/mlp.yaml --out ", "fuzz --out "}) {
+    r = gbcheck(cmd + not_a_folder);
+    EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, "cannot write into " + not_a_folder + ": " + path("plain.txt") + " is not a folder"))
+        << r.output;
+  }
 }
 
 // `db merge OUT missing` exited 2 and left an empty OUT store behind.
