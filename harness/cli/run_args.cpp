@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <utility>
 
 #include "compiler/ir/op_schema.h"
