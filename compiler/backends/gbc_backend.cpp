@@ -17,7 +17,7 @@ namespace {
 NativeModule compile_module(const std::vector<kir::Kernel>& kernels, const std::string& module,
                             const codegen::CpuCompileOptions& options) {
   std::string source = codegen::generate_cpu_source(kernels, module);
-  GBC_LOG_CHANNEL(kernels) << module << ": generated source\n" << source;
+  GBC_LOG_CHANNEL(output_code) << module << ": generated source\n" << source;
   std::vector<std::string> names;
   names.reserve(kernels.size());
   for (const kir::Kernel& k : kernels) names.push_back(k.name);

@@ -172,6 +172,21 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+std::string_view attr_type_name(AttrType type) {
+  switch (type) {
+    case AttrType::Bool: return "bool";
+    case AttrType::Int: return "int";
+    case AttrType::Float: return "float";
+    case AttrType::Number: return "number";
+    case AttrType::String: return "string";
+    case AttrType::IntList: return "int or list of ints";
+    case AttrType::Shape: return "list of ints and dim names";
+    case AttrType::DType: return "dtype";
+    case AttrType::Stride2: return "int or list of two ints";
+  }
+  return "?";
+}
+
 const std::vector<OpSchema>& all_op_schemas() {
   static const std::vector<OpSchema> table = build_table();
   return table;

@@ -46,6 +46,9 @@ enum class AttrType : uint8_t {
   Stride2,  // an int or a list of two ints (conv2d)
 };
 
+/// How `gbcheck ops --json` names an attribute's type.
+std::string_view attr_type_name(AttrType type);
+
 struct AttrSpec {
   std::string name;
   AttrType type;

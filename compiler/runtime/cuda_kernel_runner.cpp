@@ -147,7 +147,7 @@ NativeModule compile_cuda_module(const std::vector<kir::Kernel>& kernels, const 
   try {
     const DeviceInfo& device = device_info();
     const std::string source = codegen::generate_cuda_source(kernels, module);
-    GBC_LOG_CHANNEL(kernels) << module << ": generated CUDA source\n" << source;
+    GBC_LOG_CHANNEL(output_code) << module << ": generated CUDA source\n" << source;
     codegen::CudaPtx ptx = codegen::compile_cuda_ptx(source, device.arch, use_cache, cache_dir);
     if (!ptx.build.ok) {
       m.error = first_error_line(ptx.build.log);

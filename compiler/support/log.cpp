@@ -61,8 +61,8 @@ void write(Level level, const std::string& message) {
 }
 
 const std::vector<std::string>& channel_names() {
-  static const std::vector<std::string> names = {"graph_breaks", "recompiles", "fallbacks",
-                                                 "passes",       "kernels",    "guards"};
+  static const std::vector<std::string> names = {"graph_breaks", "recompiles", "fallbacks", "passes",
+                                                 "kernels",      "guards",     "output_code"};
   return names;
 }
 

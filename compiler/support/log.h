@@ -14,7 +14,9 @@ namespace gbc::log {
 
 enum class Level { debug, info, warn, error, off };
 
-enum class Channel { graph_breaks, recompiles, fallbacks, passes, kernels, guards, count };
+// kernels: kernel IR, partitions, compile and cache status; output_code: the generated C++/CUDA
+// source alone (long: TORCH_LOGS splits it off the same way).
+enum class Channel { graph_breaks, recompiles, fallbacks, passes, kernels, guards, output_code, count };
 
 void set_level(Level level);
 Level level();

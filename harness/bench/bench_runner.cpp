@@ -164,6 +164,12 @@ double copy_time_ms(int64_t bytes, c10::Device device, const BenchOptions& o) {
 
 }  // namespace
 
+std::string format_speedup(double speedup) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, speedup >= 0.1 || speedup == 0.0 ? "%.2fx" : "%.3gx", speedup);
+  return buf;
+}
+
 std::vector<std::string> BenchReport::failures() const {
   std::vector<std::string> out;
   const double eager_ms = results.empty() ? 0.0 : results.front().median_ms;
@@ -172,10 +178,14 @@ std::vector<std::string> BenchReport::failures() const {
       out.push_back(r.backend + ": raised: " + r.error);
     } else if (r.below_min_speedup()) {
       char buf[256];
-      std::snprintf(buf, sizeof buf, "%s: speedup %.2fx is below check.expect.min_speedup %.2f (eager %.3f ms, %s %.3f ms)",
-                    r.backend.c_str(), r.speedup, *r.min_speedup, eager_ms, r.backend.c_str(), r.median_ms);
+      std::snprintf(buf, sizeof buf, "%s: speedup %s is below check.expect.min_speedup %.2f (eager %.3f ms, %s %.3f ms)",
+                    r.backend.c_str(), format_speedup(r.speedup).c_str(), *r.min_speedup, eager_ms, r.backend.c_str(),
+                    r.median_ms);
       out.push_back(buf);
     }
+    if (fullgraph && r.stats.graph_breaks > 0)
+      out.push_back(r.backend + ": breaks the graph " + std::to_string(r.stats.graph_breaks) +
+                    (r.stats.graph_breaks == 1 ? " time" : " times") + " under --fullgraph (`gbcheck explain` says where)");
   }
   return out;
 }
@@ -192,6 +202,8 @@ BenchReport run_bench(const Model& model, const BenchOptions& o) {
   rep.case_index = o.case_index;
   rep.warmup = o.warmup;
   rep.repeat = o.repeat;
+  rep.fullgraph = o.fullgraph;
+  rep.injected_fault = o.backend_options.inject_fault;
   rep.eager_threads = at::get_num_threads();
   rep.kernel_threads = gbc_kernel_threads();
 

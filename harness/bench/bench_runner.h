@@ -5,7 +5,8 @@
 // backend's compile time is reported apart (BackendStats::compile_ms), never mixed into run times.
 // With `profile`, gbc's backends then run `repeat` more times with a Profiler attached and report
 // per-step times (profile.h). check.expect.min_speedup (per backend or general) turns a slower
-// compiled path into a failure that names the numbers. Test: tests/cli/bench_command_test.cpp.
+// compiled path into a failure that names the numbers; with `fullgraph` so does a graph break.
+// Test: tests/cli/bench_command_test.cpp.
 #pragma once
 
 #include <optional>
@@ -24,6 +25,7 @@ struct BenchOptions {
   int repeat = 10;
   int case_index = 0;
   bool profile = false;
+  bool fullgraph = false;  // a graph break fails the bench, as it fails a check
   BackendOptions backend_options;
 };
 
@@ -47,6 +49,8 @@ struct BenchReport {
   int case_index = 0;
   DimBindings dims;
   int warmup = 0, repeat = 0;
+  bool fullgraph = false;
+  std::string injected_fault;  // --inject-fault: the times are of a deliberately broken gbc
   int eager_threads = 1;   // ATen's intra-op threads
   int kernel_threads = 1;  // the budget gbc passes its kernels ($GBCHECK_THREADS or every core)
   std::vector<BenchResult> results;  // eager first
@@ -62,6 +66,9 @@ struct BenchReport {
   std::vector<std::string> failures() const;
   int exit_code() const;
 };
+
+/// "2.50x"; below 0.1 with three significant digits ("0.00123x"), never a bare "0.00x".
+std::string format_speedup(double speedup);
 
 /// Raises ModelError when the eager reference itself fails on the case.
 BenchReport run_bench(const Model& model, const BenchOptions& options);

@@ -9,6 +9,8 @@
 
 #include "harness/bench/bench_runner.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/inject_fault.h"
+#include "harness/cli/option_checks.h"
 #include "harness/cli/run_args.h"
 #include "harness/report/json_report.h"
 
@@ -48,7 +50,7 @@ void print_bench(std::ostream& out, const BenchReport& rep) {
     }
     bool eager = r.backend == "eager";
     out << pad(fmt("%.3f", r.median_ms), 12, true) << pad(fmt("%.3f", r.min_ms), 12, true)
-        << pad(fmt("%.2fx", r.speedup), 10, true) << pad(eager ? "-" : fmt("%.1f", r.stats.compile_ms), 12, true)
+        << pad(format_speedup(r.speedup), 10, true) << pad(eager ? "-" : fmt("%.1f", r.stats.compile_ms), 12, true)
         << pad(fmt("%.1f", r.first_call_ms), 15, true) << pad(eager ? "-" : std::to_string(r.stats.graphs), 8, true)
         << pad(eager ? "-" : std::to_string(r.stats.fusion_groups), 9, true)
         << pad(eager ? "-" : std::to_string(r.stats.graph_breaks), 8, true)
@@ -99,6 +101,8 @@ nlohmann::json bench_json(const BenchReport& rep) {
   j["pass"] = rep.exit_code() == kExitPass;
   j["exit_code"] = rep.exit_code();
   j["failures"] = rep.failures();
+  if (rep.fullgraph) j["fullgraph"] = true;
+  if (!rep.injected_fault.empty()) j["injected_fault"] = rep.injected_fault;
   j["backends"] = nlohmann::json::array();
   for (const BenchResult& r : rep.results) {
     nlohmann::json b = {{"name", r.backend},
@@ -132,11 +136,18 @@ std::function<int()> add_bench_command(CLI::App& sub) {
     std::string json_path;
   };
   auto args = std::make_shared<Args>();
-  args->run.add_to(sub);
-  sub.add_option("--warmup", args->warmup, "untimed calls first (compiles happen here)")->check(CLI::NonNegativeNumber);
-  sub.add_option("--repeat", args->repeat, "timed calls; the median is reported")->check(CLI::PositiveNumber);
+  RunArgsScope scope;  // one case, as drawn
+  scope.cases = scope.shrink = scope.tolerances = false;
+  args->run.add_to(sub, scope);
+  sub.add_option("--warmup", args->warmup, "untimed calls first (compiles happen here)")
+      ->check(whole_number(0, 1000000))
+      ->capture_default_str();
+  sub.add_option("--repeat", args->repeat, "timed calls; the median is reported")
+      ->check(whole_number(1, 1000000))
+      ->capture_default_str();
   sub.add_flag("--profile", args->profile, "per-kernel times of gbc's backends (name, calls, total, avg, % of run)");
-  sub.add_option("--json", args->json_path, "also write the results as JSON (schema: docs/json-report.md)");
+  sub.add_option("--json", args->json_path, "also write the results as JSON (schema: docs/json-report.md)")
+      ->check(writable_file());
   return [args]() -> int {
     if (!args->run.apply_logging()) return kExitInvalid;
     Model model = args->run.load();
@@ -148,9 +159,13 @@ std::function<int()> add_bench_command(CLI::App& sub) {
     bo.repeat = args->repeat;
     bo.case_index = opt.only_case.value_or(0);
     bo.profile = args->profile;
+    bo.fullgraph = opt.fullgraph;
     bo.backend_options = opt.backend_options;
     BenchReport rep = run_bench(model, bo);
+    const std::string banner = rep.injected_fault.empty() ? "" : fault_banner(rep.injected_fault) + "\n";
+    std::cout << banner;  // times of a deliberately broken gbc must say so, as check's report does
     print_bench(std::cout, rep);
+    std::cout << banner;
     if (!args->json_path.empty()) {
       try {
         write_json_file(args->json_path, bench_json(rep));

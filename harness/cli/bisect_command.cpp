@@ -9,6 +9,7 @@
 #include "harness/bisect/bisect.h"
 #include "harness/bisect/bisect_report.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/option_checks.h"
 #include "harness/cli/run_args.h"
 #include "harness/report/json_report.h"
 
@@ -21,10 +22,14 @@ std::function<int()> add_bisect_command(CLI::App& sub) {
     double timeout_s = 300.0;
   };
   auto args = std::make_shared<Args>();
-  args->run.add_to(sub);
-  sub.add_option("--json", args->json_path, "also write the result as JSON (schema gbcheck.bisect/v1)");
+  RunArgsScope scope;
+  scope.one_backend = true;
+  scope.fullgraph = false;
+  args->run.add_to(sub, scope);
+  sub.add_option("--json", args->json_path, "also write the result as JSON (schema gbcheck.bisect/v1)")
+      ->check(writable_file());
   sub.add_option("--timeout", args->timeout_s, "seconds one sandboxed check of a stage may take")
-      ->check(CLI::PositiveNumber)
+      ->check(number_at_least(0.001))
       ->capture_default_str();
   return [args]() -> int {
     if (!args->run.apply_logging()) return kExitInvalid;

@@ -6,6 +6,7 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/crash_report.h"
 #include "harness/cli/inject_fault.h"
+#include "harness/cli/option_checks.h"
 #include "harness/cli/progress.h"
 #include "harness/cli/run_args.h"
 #include "harness/report/drift_plot.h"
@@ -32,6 +33,12 @@ std::string replay_prefix(const RunArgs& run, const Model& model, const RunOptio
   return cmd;
 }
 
+nlohmann::json report_json(const CheckReport& report) {
+  nlohmann::json json = check_report_to_json(report);
+  if (!report.injected_fault.empty()) json["injected_fault"] = report.injected_fault;  // a testing aid's report must say so
+  return json;
+}
+
 }  // namespace
 
 std::function<int()> add_check_command(CLI::App& sub) {
@@ -43,16 +50,31 @@ std::function<int()> add_check_command(CLI::App& sub) {
   };
   auto args = std::make_shared<Args>();
   args->run.add_to(sub);
-  sub.add_option("--json", args->json_path, "also write the full report as JSON (schema: docs/json-report.md)");
+  sub.add_option("--json", args->json_path, "also write the full report as JSON (schema: docs/json-report.md)")
+      ->check(writable_file());
   sub.add_flag("--quiet,-q", args->quiet, "print only the final result line");
   sub.add_option("--plots", args->plots_dir,
-                 "write SVG plots of the per-step error (check.iterations) into DIR, one per backend");
+                 "write SVG plots of the per-step error (check.iterations) into DIR, one per backend")
+      ->check(writable_folder());
   return [args]() -> int {
     if (!args->run.apply_logging()) return kExitInvalid;
     Model model = args->run.load();
     RunOptions opt;
     if (auto stop = args->run.resolve(model, opt)) return *stop;
-    install_crash_report(args->run.model_path, join_names(opt.backends), replay_prefix(args->run, model, opt));
+    const std::string& fault = opt.backend_options.inject_fault;
+    {
+      const CheckReport before = start_report(model, opt);
+      CrashReportSetup crash;
+      crash.model_path = args->run.model_path;
+      crash.backends = join_names(opt.backends);
+      crash.replay = replay_prefix(args->run, model, opt);
+      crash.header = report_header(before);
+      crash.banner = fault.empty() ? "" : fault_banner(fault);
+      crash.quiet = args->quiet;
+      crash.json_path = args->json_path;
+      if (!crash.json_path.empty()) crash.json = report_json(before);
+      install_crash_report(crash);
+    }
     const int first_case = opt.only_case.value_or(0);
     set_crash_case(first_case);
     Progress progress("checking " + model.name + ": case");
@@ -65,7 +87,6 @@ std::function<int()> add_check_command(CLI::App& sub) {
     TerminalStyle style;
     style.color = isatty(STDOUT_FILENO) != 0;
     style.verbose = args->run.verbose;
-    const std::string& fault = opt.backend_options.inject_fault;
     if (!fault.empty()) std::cout << fault_banner(fault) << "\n";
     if (args->quiet) {
       std::cout << "result: " << (report.pass() ? "PASS" : "FAIL") << "\n";
@@ -84,9 +105,7 @@ std::function<int()> add_check_command(CLI::App& sub) {
     }
     if (!args->json_path.empty()) {
       try {
-        auto json = check_report_to_json(report);
-        if (!fault.empty()) json["injected_fault"] = fault;  // a testing aid's report must say so
-        write_json_file(args->json_path, json);
+        write_json_file(args->json_path, report_json(report));
       } catch (const std::exception& e) {
         std::cerr << "gbcheck: " << e.what() << "\n";
         return kExitInvalid;

@@ -3,10 +3,13 @@
 #include <ATen/ATen.h>
 #include <torch/version.h>
 
+#include <cctype>
+#include <filesystem>
 #include <iostream>
 #include <vector>
 
 #include "compiler/ir/diagnostics.h"
+#include "compiler/ir/op_schema.h"
 #include "compiler/support/config_dir.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/runner/check_report.h"
@@ -43,6 +46,48 @@ bool is_command(const std::string& arg) {
   return false;
 }
 
+std::string command_list() {
+  std::string list;
+  for (const auto& c : commands()) list += (list.empty() ? "" : ", ") + std::string(c.name);
+  return list;
+}
+
+// `gbcheck WORD`: a word that names no command and no file is a mistyped command, not a model.
+bool looks_like_command(const std::string& arg) {
+  std::error_code ec;
+  return !arg.empty() && arg[0] != '-' && arg.find_first_of("./") == std::string::npos && !std::filesystem::exists(arg, ec);
+}
+
+// What a parse error means in words: CLI11 names the first requirement it checks ("model is
+// required") even when the real mistake is an unknown option or a missing sub-subcommand.
+std::string explain_parse_error(const CLI::App& app, const std::vector<std::string>& args, const CLI::ParseError& e) {
+  std::vector<const CLI::App*> chain = {&app};
+  while (!chain.back()->get_subcommands().empty()) chain.push_back(chain.back()->get_subcommands().front());
+  const CLI::App* cmd = chain.back();
+  if (!dynamic_cast<const CLI::RequiredError*>(&e) && !dynamic_cast<const CLI::ExtrasError*>(&e)) return e.what();
+  std::string name = "gbcheck";
+  for (size_t i = 1; i < chain.size(); ++i) name += " " + chain[i]->get_name();
+  const auto subs = cmd->get_subcommands([](const CLI::App*) { return true; });
+  if (cmd != &app && !subs.empty()) {
+    std::string list;
+    for (const CLI::App* s : subs) list += "\n  " + name + " " + s->get_name() + ": " + s->get_description();
+    return "`" + name + "` needs one of:" + list;
+  }
+  for (const std::string& arg : args) {
+    if (arg == "--") break;
+    if (arg.size() < 2 || arg[0] != '-' || std::isdigit(static_cast<unsigned char>(arg[1])) || arg == "-h" || arg == "--help")
+      continue;
+    const std::string flag = arg.substr(0, arg.find('='));
+    if (cmd->get_option_no_throw(flag)) continue;
+    std::vector<std::string> known;
+    for (const CLI::Option* o : cmd->get_options())
+      for (const std::string& n : o->get_lnames()) known.push_back("--" + n);
+    const std::string close = closest_name(flag, known);
+    return "unknown option '" + flag + "' for `" + name + "`" + (close.empty() ? "" : "; did you mean '" + close + "'?");
+  }
+  return e.what();
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv) {
@@ -53,11 +98,17 @@ int cli_main(int argc, char** argv) {
     print_fault_list(std::cout);
     return kExitPass;
   }
+  if (!args.empty() && !is_command(args[0]) && !top_level_flag && looks_like_command(args[0])) {
+    std::cerr << "gbcheck: unknown command '" << args[0] << "' (commands: " << command_list()
+              << "; or give a model file: gbcheck MODEL.yaml)\nrun `gbcheck --help` for usage\n";
+    return kExitInvalid;
+  }
   if (!args.empty() && !is_command(args[0]) && !top_level_flag) args.insert(args.begin(), "check");
 
   CLI::App app{"gbcheck: differential testing of ML graph compilers against eager LibTorch.\n\n"
                "  gbcheck MODEL.yaml [options]      check a model (same as `gbcheck check`)\n"
-               "  gbcheck COMMAND --help            options of a command\n\n"
+               "  gbcheck COMMAND --help            options of a command\n"
+               "  gbcheck --inject-fault list       the bugs --inject-fault plants in gbc (a testing aid)\n\n"
                "Exit codes: 0 pass, 1 divergence or failed expectation, 2 invalid model, config or usage,\n"
                "3 internal error (a gbcheck bug), 4 unusable environment (e.g. no GPU for device: cuda,\n"
                "no configs/ folder: see $GBCHECK_CONFIG_DIR).\n"
@@ -85,7 +136,7 @@ int cli_main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "gbcheck: " << e.what() << "\nrun `gbcheck --help` for usage\n";
+    std::cerr << "gbcheck: " << explain_parse_error(app, args, e) << "\nrun `gbcheck --help` for usage\n";
     return kExitInvalid;
   }
   try {

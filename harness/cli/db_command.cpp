@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "harness/cli/cli.h"
+#include "harness/cli/option_checks.h"
 #include "harness/runner/check_report.h"
 #include "harness/store/fuzz_store.h"
 #include "harness/store/store_merge.h"
@@ -37,7 +38,7 @@ std::function<int()> add_db_command(CLI::App& sub) {
   merge->callback([a] { a->action = "merge"; });
   CLI::App* report = sub.add_subcommand("report", "what the store holds, new signatures since the previous run first");
   report->add_option("store", a->out, "a campaign folder or its fuzz.db")->required();
-  report->add_option("--junit", a->junit, "also write JUnit XML: new signatures as failed tests");
+  report->add_option("--junit", a->junit, "also write JUnit XML: new signatures as failed tests")->check(writable_file());
   report->callback([a] { a->action = "report"; });
   CLI::App* mark = sub.add_subcommand("mark", "set the status of signatures by hand (fixed once the bug is fixed)");
   mark->add_option("store", a->out, "a campaign folder or its fuzz.db")->required();

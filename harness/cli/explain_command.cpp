@@ -17,6 +17,8 @@
 #include "compiler/runtime/graph_runtime.h"
 #include "compiler/runtime/runtime_events.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/inject_fault.h"
+#include "harness/cli/option_checks.h"
 #include "harness/cli/run_args.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/report/json_report.h"
@@ -240,8 +242,11 @@ std::function<int()> add_explain_command(CLI::App& sub) {
     std::string json_path;
   };
   auto args = std::make_shared<Args>();
-  args->run.add_to(sub);
-  sub.add_option("--json", args->json_path, "also write the explanation as JSON (schema: docs/json-report.md)");
+  RunArgsScope scope;  // cases as drawn
+  scope.shrink = scope.tolerances = false;  // nothing is judged
+  args->run.add_to(sub, scope);
+  sub.add_option("--json", args->json_path, "also write the explanation as JSON (schema: docs/json-report.md)")
+      ->check(writable_file());
   return [args]() -> int {
     if (!args->run.apply_logging()) return kExitInvalid;
     Model model = args->run.load();
@@ -251,6 +256,8 @@ std::function<int()> add_explain_command(CLI::App& sub) {
     if (auto stop = run.resolve(model, opt)) return *stop;
     int exit_code = kExitPass;
     nlohmann::json reports = nlohmann::json::array();
+    const std::string& fault = opt.backend_options.inject_fault;
+    if (!fault.empty()) std::cout << fault_banner(fault) << "\n";
     for (size_t b = 0; b < opt.backends.size(); ++b) {
       Explained ex = explain_backend(model, opt, opt.backends[b]);
       if (b) std::cout << "\n";
@@ -267,6 +274,7 @@ std::function<int()> add_explain_command(CLI::App& sub) {
       exit_code = std::max(exit_code, code);
       reports.push_back(explained_json(ex, code));
     }
+    if (!fault.empty()) std::cout << fault_banner(fault) << "\n";
     if (!args->json_path.empty()) {
       nlohmann::json j;
       j["schema"] = "gbcheck.explain/v1";
@@ -277,6 +285,7 @@ std::function<int()> add_explain_command(CLI::App& sub) {
       j["seed"] = model.check.seed;
       j["exit_code"] = exit_code;
       j["backends"] = reports;
+      if (!opt.backend_options.inject_fault.empty()) j["injected_fault"] = opt.backend_options.inject_fault;
       try {
         write_json_file(args->json_path, j);
       } catch (const std::exception& e) {

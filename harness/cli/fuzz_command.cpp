@@ -14,6 +14,7 @@
 #include "compiler/passes/pass_manager.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/inject_fault.h"
+#include "harness/cli/option_checks.h"
 #include "harness/fuzz/campaign/duration.h"
 #include "harness/fuzz/campaign/fuzz_campaign.h"
 #include "harness/fuzz/campaign/fuzz_progress.h"
@@ -72,26 +73,35 @@ std::function<int()> add_fuzz_command(CLI::App& sub) {
   auto a = std::make_shared<Args>();
   FuzzOptions& f = a->fuzz;
   GeneratorArgs& g = a->generator;
-  sub.add_option("--out,-o", f.out_dir, "folder of the campaign: fuzz.db (the store) and repros/")->required();
+  sub.add_option("--out,-o", f.out_dir, "folder of the campaign: fuzz.db (the store) and repros/")
+      ->required()
+      ->check(writable_folder());
   sub.add_option("--time", a->time, "how long to run: 8h, 90m, 1h30m, 45s (a resumed run keeps its own limit)");
-  sub.add_option("--cases", a->cases, "size of the seed space: graphs at positions 0..N-1 (all shards together)");
+  sub.add_option("--cases", a->cases, "size of the seed space: graphs at positions 0..N-1 (all shards together)")
+      ->check(whole_number(1));
   sub.add_option("--backends", g.backends, "compiled paths to check against eager (default: campaign.backends of the fuzz config)")
       ->delimiter(',');
-  sub.add_option("--seed", a->seed, "seed of position 0: position k checks the graph of seed S+k")->capture_default_str();
-  sub.add_option("--jobs,-j", f.jobs, "worker processes")->capture_default_str();
+  sub.add_option("--seed", a->seed, "seed of position 0: position k checks the graph of seed S+k")
+      ->check(whole_number(0))
+      ->capture_default_str();
+  sub.add_option("--jobs,-j", f.jobs, "worker processes")->check(whole_number(1, 1024))->capture_default_str();
   sub.add_option("--shard", a->shard, "i/N: check only positions k = i (mod N), for N machines");
   sub.add_flag("--resume", f.resume, "continue the unfinished run in DIR with its stored settings");
   sub.add_option("--fuzz-config", g.fuzz_config,
                  "a fuzz config whose keys override configs/fuzz.yaml's (generator settings, op weights; docs/configs.md)");
-  sub.add_option("--min-nodes", g.min_nodes, "fewest nodes per graph (default: the fuzz config's)");
-  sub.add_option("--max-nodes", g.max_nodes, "most nodes per graph (default: the fuzz config's)");
-  sub.add_option("--graph-cases", g.graph_cases, "input cases checked per graph (check.cases; default: campaign.graph_cases)");
+  sub.add_option("--min-nodes", g.min_nodes, "fewest nodes per graph (default: the fuzz config's)")->check(whole_number(1, 100000));
+  sub.add_option("--max-nodes", g.max_nodes, "most nodes per graph (default: the fuzz config's)")->check(whole_number(1, 100000));
+  sub.add_option("--graph-cases", g.graph_cases, "input cases checked per graph (check.cases; default: campaign.graph_cases)")
+      ->check(whole_number(1, 100000));
   sub.add_flag("--no-breaks", g.no_breaks, "straight-line graphs: no print, item, if, nonzero, opaque custom");
   sub.add_option("--timeout", f.check.limits.timeout_s, "seconds one graph's check may take before it counts as a hang")
+      ->check(number_at_least(0.001))
       ->capture_default_str();
   sub.add_option("--memory-mb", a->memory_mb, "memory one graph's check may add before it counts as out of memory")
+      ->check(number_at_least(1))
       ->capture_default_str();
   sub.add_option("--reduce-checks", f.reduce_checks, "checks the reducer may run per new signature (0: no reduction)")
+      ->check(whole_number(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
   sub.add_option("--inject-fault", f.check.backend_options.inject_fault,
                  "TESTING AID: build gbc's kernels with a known bug (kinds: `gbcheck --inject-fault list`)");

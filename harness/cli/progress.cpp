@@ -23,7 +23,7 @@ void Progress::update(int done, int total, const std::string& detail) {
                  detail.empty() ? "" : "  ", detail.c_str());
     std::fflush(stderr);
     shown_ = true;
-  } else if (now - last_plain_ >= std::chrono::minutes(1)) {
+  } else if (now - last_plain_ >= std::chrono::seconds(5)) {
     std::fprintf(stderr, "%s %d/%d, %.0fs elapsed, ~%.0fs left%s%s\n", what_.c_str(), done, total, elapsed, eta,
                  detail.empty() ? "" : ", ", detail.c_str());
     last_plain_ = now;

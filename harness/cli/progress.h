@@ -1,5 +1,5 @@
 // Progress for long runs on stderr: a self-updating line on a terminal, otherwise a plain line
-// at most once a minute (so CI logs show life without flooding).
+// at most every 5 seconds (piped runs and CI logs show life without flooding), as reduce does.
 #pragma once
 
 #include <chrono>

@@ -14,6 +14,7 @@
 #include <iostream>
 
 #include "harness/cli/cli.h"
+#include "harness/cli/option_checks.h"
 #include "harness/cli/run_args.h"
 #include "harness/reduce/reducer.h"
 #include "harness/report/json_report.h"
@@ -68,26 +69,25 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
     int max_checks = 0;
   };
   auto args = std::make_shared<Args>();
-  args->run.add_to(sub);
-  sub.add_option("--out,-o", args->out_dir, "where to write model.yaml, inputs.json and summary.json (default: MODEL.reduced/)");
-  sub.add_option("--timeout", args->timeout_s, "seconds each candidate's check may run before it counts as a hang (default 30)");
-  sub.add_option("--memory", args->memory_gib, "GiB each candidate's check may allocate (default 4; 0: no limit)");
-  sub.add_option("--max-checks", args->max_checks, "stop after this many checks and keep the smallest model so far (default: no limit)");
-  sub.add_option("--json", args->json_path, "also write the summary as JSON (schema gbcheck.reduce/v1, docs/cli.md)");
+  RunArgsScope scope;  // one failure, from a case as drawn
+  scope.one_backend = true;
+  scope.shrink = false;
+  args->run.add_to(sub, scope);
+  sub.add_option("--out,-o", args->out_dir, "where to write model.yaml, inputs.json and summary.json (default: MODEL.reduced/)")
+      ->check(writable_folder());
+  sub.add_option("--timeout", args->timeout_s, "seconds each candidate's check may run before it counts as a hang (default 30)")
+      ->check(number_at_least(0.001));
+  sub.add_option("--memory", args->memory_gib, "GiB each candidate's check may allocate (default 4; 0: no limit)")->check(number_at_least(0));
+  sub.add_option("--max-checks", args->max_checks, "stop after this many checks and keep the smallest model so far (default: no limit)")
+      ->check(whole_number(1, std::numeric_limits<int>::max()));
+  sub.add_option("--json", args->json_path, "also write the summary as JSON (schema gbcheck.reduce/v1, docs/cli.md)")
+      ->check(writable_file());
   sub.add_option("--reduce-config", args->reduce_config,
                  "a reduce config whose keys override configs/reduce.yaml's (the pass schedule; docs/configs.md)");
   return [args]() -> int {
     if (!args->run.apply_logging()) return kExitInvalid;
     if (args->run.backends.size() > 1) {
       std::cerr << "gbcheck: reduce keeps one failure: give at most one --backend\n";
-      return kExitInvalid;
-    }
-    if (!args->run.shrink_path.empty()) {
-      std::cerr << "gbcheck: reduce starts from a case as drawn (--case K); --shrink is not supported\n";
-      return kExitInvalid;
-    }
-    if (args->timeout_s <= 0 || args->memory_gib < 0 || args->max_checks < 0) {
-      std::cerr << "gbcheck: --timeout must be positive, --memory and --max-checks not negative\n";
       return kExitInvalid;
     }
     ReduceOptions opt;

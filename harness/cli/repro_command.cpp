@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "harness/cli/cli.h"
+#include "harness/cli/option_checks.h"
 #include "harness/cli/run_args.h"
 #include "harness/repro/repro.h"
 #include "harness/repro/repro_readme.h"
@@ -20,10 +21,15 @@ std::function<int()> add_repro_command(CLI::App& sub) {
     double timeout_s = 300.0;
   };
   auto args = std::make_shared<Args>();
-  args->run.add_to(sub);
-  sub.add_option("--out,-o", args->out_dir, "the folder to write (created; files in it are replaced)")->required();
+  RunArgsScope scope;
+  scope.one_backend = true;
+  scope.fullgraph = false;
+  args->run.add_to(sub, scope);
+  sub.add_option("--out,-o", args->out_dir, "the folder to write (created; files in it are replaced)")
+      ->required()
+      ->check(writable_folder());
   sub.add_option("--timeout", args->timeout_s, "seconds one sandboxed run of the backend may take")
-      ->check(CLI::PositiveNumber)
+      ->check(number_at_least(0.001))
       ->capture_default_str();
   return [args]() -> int {
     if (!args->run.apply_logging()) return kExitInvalid;

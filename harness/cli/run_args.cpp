@@ -3,17 +3,23 @@
 #include <ATen/ATen.h>
 #include <torch/version.h>
 
+#include <cstdlib>
 #include <iostream>
+#include <limits>
+#include <utility>
 
 #include "compiler/ir/op_schema.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/support/log.h"
 #include "harness/cli/inject_fault.h"
+#include "harness/cli/option_checks.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_report.h"
 
 namespace gbc {
 namespace {
+
+constexpr int64_t kMaxCount = std::numeric_limits<int>::max();
 
 Diagnostics unknown_passes(const std::vector<std::string>& names) {
   Diagnostics d;
@@ -31,32 +37,47 @@ Diagnostics unknown_passes(const std::vector<std::string>& names) {
 
 }  // namespace
 
-void RunArgs::add_to(CLI::App& app, bool model_required) {
+void RunArgs::add_to(CLI::App& app, const RunArgsScope& scope) {
   auto* m = app.add_option("model", model_path, "the model.yaml to check (docs/model-format.md)");
-  if (model_required) m->required();
+  if (scope.model_required) m->required();
   app.add_option("--backend,-b", backends,
-                 "compiled path to compare with eager; repeatable; overrides check.backends "
-                 "(eager, nnc, trace, decomp, gbc-interp, gbc, ...: see docs/backends.md)");
-  app.add_option("--cases,-n", cases, "number of input cases (overrides check.cases)")->check(CLI::PositiveNumber);
-  app.add_option("--seed", seed, "seed of all random inputs (overrides check.seed)")->check(CLI::NonNegativeNumber);
+                 std::string(scope.one_backend ? "the compiled path to compare with eager (one; default: the model's)"
+                                               : "compiled path to compare with eager; repeatable; overrides check.backends") +
+                     " (eager, nnc, trace, decomp, gbc-interp, gbc, ...: see docs/backends.md)");
+  if (scope.cases)
+    app.add_option("--cases,-n", cases, "number of input cases (overrides check.cases)")->check(whole_number(1, kMaxCount));
+  app.add_option("--seed", seed, "seed of all random inputs (overrides check.seed)")->check(whole_number(0));
   app.add_option("--case", only_case, "run only case K (replays a failure with the same --seed)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--shrink", shrink_path,
-                 "with --case: replay that case's shrunk form, the PATH a failure report prints (e.g. 0.2.1)")
-      ->check([](const std::string& s) {
-        return ShrinkPath::parse(s) ? std::string() : "--shrink takes dot-separated shrink indices, e.g. 0.2.1";
-      });
+      ->check(whole_number(0, kMaxCount));
+  if (scope.shrink)
+    app.add_option("--shrink", shrink_path,
+                   "with --case: replay that case's shrunk form, the PATH a failure report prints (e.g. 0.2.1)")
+        ->check(CLI::Validator(
+            [](const std::string& s) { return ShrinkPath::parse(s) ? std::string() : "'" + s + "' is not a shrink path"; },
+            "dot-separated shrink indices, e.g. 0.2.1", "SHRINK_PATH"));
+  if (scope.tolerances) {
+    app.add_option("--rtol", tolerances.rtol,
+                   "relative tolerance over check.tolerance: X (all), DTYPE:X or OUTPUT:X (e.g. y:1e-3); repeatable");
+    app.add_option("--atol", tolerances.atol,
+                   "absolute tolerance over check.tolerance: X (all), DTYPE:X or OUTPUT:X; repeatable");
+    app.add_option("--error-stat", tolerances.error_stat,
+                   "what the tolerance and fp64 oracles compare (overrides check.error_stat): elementwise, max, mean, "
+                   "quantile or quantile:Q");
+  }
   app.add_option("--device", device, "cpu or cuda (overrides check.device)")->check(CLI::IsMember({"cpu", "cuda"}));
-  app.add_flag("--fullgraph", fullgraph,
-               "fail on the first graph break, naming it (like torch.compile(fullgraph=True))");
-  app.add_option("--disable-pass", disabled_passes,
-                 "switch off a gbc compiler pass by name; repeatable (graph passes as in configs/pipeline.yaml, fuse, "
-                 "fold_params)");
+  if (scope.fullgraph)
+    app.add_flag("--fullgraph", fullgraph,
+                 "fail on the first graph break, naming it (like torch.compile(fullgraph=True))");
+  std::string passes;
+  for (const auto& n : known_pass_names()) passes += (passes.empty() ? "" : ", ") + n;
+  app.add_option("--disable-pass", disabled_passes, "switch off a gbc compiler pass by name; repeatable (" + passes + ")");
   app.add_option("--cache-dir", cache_dir, "where compiled kernels are cached (default: $GBCHECK_CACHE_DIR or ~/.cache/gbcheck)");
   app.add_flag("--no-cache", no_cache, "compile every kernel afresh, ignoring the kernel cache");
+  std::string channels;
+  for (const auto& n : log::channel_names()) channels += n + ", ";
   app.add_option("--log", log_channels,
-                 "print compiler events as they happen, like TORCH_LOGS: a comma-separated list of graph_breaks, "
-                 "recompiles, fallbacks, passes, kernels, guards, or all (also $GBCHECK_LOGS)");
+                 "print compiler events as they happen, like TORCH_LOGS: a comma-separated list of " + channels +
+                     "or all (also $GBCHECK_LOGS)");
   app.add_flag("--verbose,-v", verbose, "more detail: every compile event, and info-level logging");
   app.add_option("--inject-fault", inject_fault,
                  "TESTING AID: build gbc's kernels with a known bug (kinds: `gbcheck --inject-fault list`)");
@@ -64,18 +85,29 @@ void RunArgs::add_to(CLI::App& app, bool model_required) {
 
 bool RunArgs::apply_logging() const {
   if (verbose) log::set_level(log::Level::info);
-  if (log_channels.empty()) return true;
-  auto unknown = log::enable_channels(log_channels);
-  if (unknown.empty()) return true;
-  std::string known;
-  for (const auto& n : log::channel_names()) known += (known.empty() ? "" : ", ") + n;
-  std::cerr << "gbcheck: unknown log channel '" << unknown[0] << "' (known: " << known << ", all)\n";
-  return false;
+  // $GBCHECK_LOGS is checked as strictly as --log: a typo there would silently log nothing.
+  const char* env = std::getenv("GBCHECK_LOGS");
+  for (const auto& [where, csv] : {std::pair<std::string, std::string>{"$GBCHECK_LOGS", env ? env : ""},
+                                   std::pair<std::string, std::string>{"--log", log_channels}}) {
+    if (csv.empty()) continue;
+    auto unknown = log::enable_channels(csv);
+    if (unknown.empty()) continue;
+    std::string known;
+    for (const auto& n : log::channel_names()) known += (known.empty() ? "" : ", ") + n;
+    std::cerr << "gbcheck: " << where << ": unknown log channel '" << unknown[0] << "' (known: " << known << ", all)\n";
+    return false;
+  }
+  return true;
 }
 
 Model RunArgs::load() const {
   Model model = load_model_file(model_path);
   if (seed) model.check.seed = static_cast<uint64_t>(*seed);
+  if (std::string bad = tolerances.apply(model); !bad.empty()) {
+    Diagnostics d;
+    d.error({"command line", 0, 0}, bad);
+    throw ModelError(d);
+  }
   return model;
 }
 

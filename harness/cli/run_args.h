@@ -8,10 +8,21 @@
 #include <string>
 #include <vector>
 
+#include "harness/cli/tolerance_args.h"
 #include "harness/model/model.h"
 #include "harness/runner/check_runner.h"
 
 namespace gbc {
+
+/// Which of the shared options a command has: help lists only options that do something there.
+struct RunArgsScope {
+  bool model_required = true;
+  bool one_backend = false;  // reduce, bisect, repro: one failing backend
+  bool cases = true;         // --cases (bench times one case)
+  bool shrink = true;        // --shrink (reduce starts from a case as drawn)
+  bool fullgraph = true;
+  bool tolerances = true;    // --rtol, --atol, --error-stat (not bench, explain: nothing is judged)
+};
 
 struct RunArgs {
   std::string model_path;
@@ -28,12 +39,13 @@ struct RunArgs {
   std::string log_channels;
   bool verbose = false;
   std::string inject_fault;  // testing aid (harness/cli/inject_fault.h); "" = off
+  ToleranceArgs tolerances;
 
   /// Declares the options on a subcommand.
-  void add_to(CLI::App& app, bool model_required = true);
+  void add_to(CLI::App& app, const RunArgsScope& scope = {});
   /// Sets up logging; returns false (after printing why) when the options are unusable.
   bool apply_logging() const;
-  /// Loads the model (ModelError on invalid input), applying --seed.
+  /// Loads the model (ModelError on invalid input), applying --seed and the tolerance options.
   Model load() const;
   /// RunOptions from the model, overridden by the command line; validates backend names and the
   /// device. Returns the exit code to stop with, or nullopt to go on.

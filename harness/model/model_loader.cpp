@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -297,7 +298,8 @@ class ModelLoader {
     for (const auto& n : seq) {
       if (!n.IsMap()) continue;
       for (const char* key : {"id", "result"})
-        if (n[key] && n[key].IsScalar()) all_ids_.emplace(n[key].Scalar(), r_.loc(n[key]));
+        if (n[key] && n[key].IsScalar() && !(key == std::string("id") && n["result"]))  // an if's id names nothing
+          all_ids_.emplace(n[key].Scalar(), r_.loc(n[key]));
       if (n["then"]) collect_ids(n["then"]);
       if (n["else"]) collect_ids(n["else"]);
     }
@@ -464,6 +466,11 @@ class ModelLoader {
     }
     size_t errors_before = diags_.error_count();
     r_.check_keys(yn, keys, *op);
+    if (schema->cls == OpClass::Control && yn["id"]) {
+      const std::string result = yn["result"] && yn["result"].IsScalar() ? yn["result"].Scalar() : "";
+      r_.error(yn["id"], *op + ": an if has no id: it is named by its result" + (result.empty() ? "" : " ('" + result + "')"),
+               "drop the id and use the result's name after the if");
+    }
 
     // args
     bool args_ok = true;
@@ -633,12 +640,17 @@ class ModelLoader {
 Model load_model_text(const std::string& text, const std::string& path) { return ModelLoader(path).load(text); }
 
 Model load_model_file(const std::string& path) {
-  std::optional<std::string> text = read_text_file(path);
-  if (!text) {
+  auto fail = [&](const std::string& message, const std::string& hint) {
     Diagnostics d;
-    d.error(SourceLoc{path, 0, 0}, "cannot read the model file", "check the path");
+    d.error(SourceLoc{path, 0, 0}, message, hint);
     throw ModelError(d);
-  }
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail("is a directory, not a model file", "give a model.yaml inside it");
+  std::optional<std::string> text = read_text_file(path);
+  if (!text) fail(std::filesystem::exists(path, ec) ? "cannot read the model file" : "no such model file", "check the path");
+  if (text->find_first_not_of(" \t\r\n") == std::string::npos)
+    fail("the model file is empty", "a model starts with `format: gbcheck/v1` (docs/model-format.md)");
   return load_model_text(*text, path);
 }
 

@@ -430,26 +430,16 @@ const std::vector<std::string>& reduction_pass_names() {
   return names;
 }
 
-ReduceResult reduce_model(const Model& model, const ReduceOptions& options) {
-  if (Diagnostics d = validate_check_options(model); d.has_errors()) throw ModelError(d);
-  const ReduceConfig config = options.config ? *options.config : load_reduce_config();
-  if (std::vector<ConfigProblem> problems = reduce_config_problems(config); !problems.empty()) {
-    Diagnostics d;
-    for (const ConfigProblem& p : problems) d.error({"<reduce config>", 0, 0}, p.message);
-    throw ConfigError(d);
-  }
-  std::vector<std::string> names = options.backend.empty() ? model.check.backends : std::vector<std::string>{options.backend};
-  std::vector<const BackendInfo*> infos;
-  for (const std::string& name : names) {
-    const BackendInfo* info = backend_info(name, options);
-    if (!info) {
-      Diagnostics d;
-      d.error({"<command line>", 0, 0}, "unknown backend '" + name + "'", "`gbcheck check --help` lists the backends");
-      throw ModelError(d);
-    }
-    infos.push_back(info);
-  }
-  ReduceResult result;
+namespace {
+
+// reduce_model's work once the backends are known; throws CheckBudgetSpent when --max-checks ends
+// it before the failing case is settled.
+void reduce_within_budget(const Model& model, const ReduceOptions& options, const ReduceConfig& config,
+                          const std::vector<const BackendInfo*>& infos, ReduceResult& result) {
+  const std::vector<std::string> names = options.backend.empty() ? model.check.backends : std::vector<std::string>{options.backend};
+  // The replay of the written model (below) runs within --max-checks too: one check is kept for it.
+  ReduceOptions reducing = options;
+  if (reducing.max_checks > 1) --reducing.max_checks;
   result.seed = model.check.seed;
   result.inject_fault = options.backend_options.inject_fault;
   result.model = model;
@@ -469,7 +459,7 @@ ReduceResult reduce_model(const Model& model, const ReduceOptions& options) {
     TestCase tc = gen.make_case(k);
     ReductionSubject s = subject_of(model, tc);
     for (const BackendInfo* info : infos) {
-      auto r = std::make_unique<Reducer>(options, config, *info, result);
+      auto r = std::make_unique<Reducer>(reducing, config, *info, result);
       r->set_case(k, tc.seed);
       CaseOutcome o = r->check(s);
       if (!o.failed()) continue;
@@ -484,7 +474,7 @@ ReduceResult reduce_model(const Model& model, const ReduceOptions& options) {
                       " on the same inputs: the check is nondeterministic";
         result.signature = o.signature;
         result.elapsed_s = elapsed();
-        return result;
+        return;
       }
       reducer = std::move(r);
       failing = std::move(s);
@@ -497,7 +487,7 @@ ReduceResult reduce_model(const Model& model, const ReduceOptions& options) {
     result.note = "no case fails on " + (names.size() == 1 ? names[0] : "any of the backends") +
                   (options.only_case ? " (case " + std::to_string(*options.only_case) + ")" : "");
     result.elapsed_s = elapsed();
-    return result;
+    return;
   }
 
   // Fixed dims make halving possible; a failure that needs symbolic dims keeps them.
@@ -512,7 +502,7 @@ ReduceResult reduce_model(const Model& model, const ReduceOptions& options) {
       result.note = "the failing case stopped failing when rerun from the rewritten model";
       result.signature = result.original;
       result.elapsed_s = elapsed();
-      return result;
+      return;
     }
   }
   result.status = ReduceResult::Status::Reduced;
@@ -541,26 +531,61 @@ ReduceResult reduce_model(const Model& model, const ReduceOptions& options) {
 
   // Whether the written model reproduces with its own drawn inputs, and at which case.
   if (result.status == ReduceResult::Status::Reduced) {
-    ReduceOptions unlimited = options;
-    unlimited.max_checks = 0;
-    unlimited.on_progress = nullptr;
+    ReduceOptions replaying = options;
+    replaying.max_checks = options.max_checks > 0 ? std::max(options.max_checks - result.checks, 1) : 0;
+    replaying.on_progress = nullptr;
     ReduceResult scratch;
-    Reducer replay(unlimited, config, *backend_info(result.backend, options), scratch);
+    Reducer replay(replaying, config, *backend_info(result.backend, options), scratch);
     InputGenerator drawn(best.model, device_of(options.backend_options));
-    for (int k = 0; k < std::min(best.model.check.cases, config.replay_cases); ++k) {
-      TestCase tc = drawn.make_case(k);
-      replay.set_case(k, tc.seed);
-      CaseOutcome o = replay.check(subject_of(best.model, tc));
-      if (o.failed() && o.signature.same_failure(result.original)) {
-        result.reproduces_with_drawn_inputs = true;
-        result.replay_case = k;
-        break;
+    try {
+      for (int k = 0; k < std::min(best.model.check.cases, config.replay_cases); ++k) {
+        TestCase tc = drawn.make_case(k);
+        replay.set_case(k, tc.seed);
+        CaseOutcome o = replay.check(subject_of(best.model, tc));
+        if (o.failed() && o.signature.same_failure(result.original)) {
+          result.reproduces_with_drawn_inputs = true;
+          result.replay_case = k;
+          break;
+        }
       }
+    } catch (const CheckBudgetSpent&) {
+      result.budget_exhausted = true;
     }
     result.checks += scratch.checks;
   }
   result.model = std::move(best.model);
   result.elapsed_s = elapsed();
+}
+
+}  // namespace
+
+ReduceResult reduce_model(const Model& model, const ReduceOptions& options) {
+  if (Diagnostics d = validate_check_options(model); d.has_errors()) throw ModelError(d);
+  const ReduceConfig config = options.config ? *options.config : load_reduce_config();
+  if (std::vector<ConfigProblem> problems = reduce_config_problems(config); !problems.empty()) {
+    Diagnostics d;
+    for (const ConfigProblem& p : problems) d.error({"<reduce config>", 0, 0}, p.message);
+    throw ConfigError(d);
+  }
+  std::vector<std::string> names = options.backend.empty() ? model.check.backends : std::vector<std::string>{options.backend};
+  std::vector<const BackendInfo*> infos;
+  for (const std::string& name : names) {
+    const BackendInfo* info = backend_info(name, options);
+    if (!info) {
+      Diagnostics d;
+      d.error({"<command line>", 0, 0}, "unknown backend '" + name + "'", "`gbcheck check --help` lists the backends");
+      throw ModelError(d);
+    }
+    infos.push_back(info);
+  }
+  ReduceResult result;
+  try {
+    reduce_within_budget(model, options, config, infos, result);
+  } catch (const CheckBudgetSpent&) {  // spent before a failing case was settled
+    result.status = ReduceResult::Status::NotFailing;
+    result.budget_exhausted = true;
+    result.note = "--max-checks " + std::to_string(options.max_checks) + " ran out before a failing case was confirmed";
+  }
   return result;
 }
 

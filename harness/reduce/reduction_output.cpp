@@ -85,7 +85,8 @@ nlohmann::json reduction_summary_json(const ReduceResult& r, const std::string& 
   j["elapsed_s"] = r.elapsed_s;
   j["reproduces_with_drawn_inputs"] = r.reproduces_with_drawn_inputs;
   j["replay_case"] = r.reproduces_with_drawn_inputs ? nlohmann::json(r.replay_case) : nlohmann::json(nullptr);
-  j["inject_fault"] = r.inject_fault.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.inject_fault);
+  j["injected_fault"] = r.inject_fault.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.inject_fault);
+  j["inject_fault"] = j["injected_fault"];  // its first name, kept for readers of v1
   return j;
 }
 

@@ -1,6 +1,7 @@
 #include "harness/report/terminal_report.h"
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -52,15 +53,19 @@ std::string subject(const OutputCheck& o) {
 // One failing tensor: the deciding oracle's reason, the other failing or overruled verdicts, and
 // the least tolerance that would have passed.
 void print_check(const OutputCheck& o, std::ostream& out, const TerminalStyle& style, const std::string& indent) {
-  out << indent << subject(o) << " " << paint(style, "31", "[" + o.oracle + "]") << ": " << o.detail << "\n";
+  std::ostringstream text;
+  text << indent << subject(o) << " " << paint(style, "31", "[" + o.oracle + "]") << ": " << o.detail << "\n";
   for (const auto& v : o.verdicts) {
     if (v.pass || v.oracle == o.oracle || v.why == o.detail) continue;
-    out << indent << "  " << v.oracle << (v.overruled_by.empty() ? "" : " (overruled by " + v.overruled_by + ")")
-        << ": " << v.why << "\n";
+    text << indent << "  " << v.oracle << (v.overruled_by.empty() ? "" : " (overruled by " + v.overruled_by + ")")
+         << ": " << v.why << "\n";
   }
-  if (!o.min_passing.empty()) out << indent << "  would pass with: " << o.min_passing << "\n";
-  if (o.kind != OutputCheck::Kind::Drift)
-    out << indent << "  (" << tolerance_str(o.tolerance) << ")\n";
+  if (!o.min_passing.empty()) text << indent << "  would pass with: " << o.min_passing << "\n";
+  // The tolerance in force, unless a line above already names it (the tolerance oracle's does).
+  const std::string tolerance = "(" + tolerance_str(o.tolerance) + ")";
+  if ((o.kind == OutputCheck::Kind::Output || o.kind == OutputCheck::Kind::State) && text.str().find(tolerance) == std::string::npos)
+    text << indent << "  " << tolerance << "\n";
+  out << text.str();
 }
 
 void print_failure(const CheckReport& r, const BackendReport& b, const CaseFailure& f, std::ostream& out,
@@ -107,11 +112,14 @@ void print_drift(const BackendReport& b, std::ostream& out) {
 
 }  // namespace
 
+std::string report_header(const CheckReport& r) {
+  return "gbcheck " + r.gbcheck_version + " | " + r.model_name + (r.model_path.empty() ? "" : " (" + r.model_path + ")") +
+         " | " + (r.only_case ? "case " + std::to_string(*r.only_case) : std::to_string(r.cases) + (r.cases == 1 ? " case" : " cases")) + " | " +
+         r.device + " | seed " + std::to_string(r.seed) + " | LibTorch " + r.torch_version;
+}
+
 void print_terminal_report(const CheckReport& r, std::ostream& out, const TerminalStyle& style) {
-  out << "gbcheck " << r.gbcheck_version << " | " << r.model_name;
-  if (!r.model_path.empty()) out << " (" << r.model_path << ")";
-  out << " | " << (r.only_case ? "case " + std::to_string(*r.only_case) : std::to_string(r.cases) + " cases") << " | "
-      << r.device << " | seed " << r.seed << " | LibTorch " << r.torch_version << "\n";
+  out << report_header(r) << "\n";
 
   if (style.verbose)
     out << "  oracles: " << join(r.oracles, ", ") << " | error stat " << r.error_stat
@@ -152,6 +160,11 @@ void print_terminal_report(const CheckReport& r, std::ostream& out, const Termin
     for (const auto& n : b.notes) out << "  note: " << n << "\n";
     if (!b.drift.empty() && (style.verbose || !b.pass())) print_drift(b, out);
     if (!b.pass() || style.verbose) print_events(b.stats, out, "  ");
+  }
+  if (style.verbose && !r.print_output.empty()) {  // docs/model-format.md: print output shows with -v
+    out << "\nprint output (eager reference):\n";
+    std::istringstream lines(r.print_output);
+    for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
   }
   if (!r.unusable.empty()) {
     out << "\n" << paint(style, "33", "unusable reference") << ": eager disagrees with itself on " << r.unusable.size()

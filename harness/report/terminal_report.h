@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 
 #include "harness/runner/check_report.h"
 
@@ -13,6 +14,9 @@ struct TerminalStyle {
   bool color = false;
   bool verbose = false;  // list every compile event, not only those behind a failure
 };
+
+/// The first line: version, model, cases, device, seed, LibTorch (no newline).
+std::string report_header(const CheckReport& report);
 
 void print_terminal_report(const CheckReport& report, std::ostream& out, const TerminalStyle& style);
 

@@ -12,6 +12,7 @@
 #include "compiler/backends/torchscript_emitter.h"
 #include "harness/bisect/stage_probe.h"
 #include "harness/inputs/input_generator.h"
+#include "harness/model/model_writer.h"
 #include "harness/repro/repro_readme.h"
 #include "harness/repro/repro_sources.h"
 #include "harness/repro/tensor_files.h"
@@ -64,6 +65,16 @@ SandboxResult run_backend(const Model& model, const ReproOptions& o, const TestC
         return entries;
       },
       limits);
+}
+
+// The model as given (its comments kept); a model built in memory (a generated or reduced graph
+// has no file) is written from its IR.
+std::string model_text(const Model& model) {
+  if (model.path.empty()) return write_model_yaml(model);
+  std::ifstream model_file(model.path);
+  std::string text((std::istreambuf_iterator<char>(model_file)), std::istreambuf_iterator<char>());
+  if (text.empty()) throw std::runtime_error("cannot read the model file " + model.path);
+  return text;
 }
 
 OutputDiff diff_output(const std::string& name, const at::Tensor& expected, const at::Tensor& observed, const Tolerance& tol,
@@ -165,10 +176,7 @@ ReproResult write_repro(const Model& model, const ReproOptions& o) {
   }
 
   TorchScriptProgram program = emit_torchscript(model.graph);
-  std::ifstream model_file(model.path);
-  std::string model_text((std::istreambuf_iterator<char>(model_file)), std::istreambuf_iterator<char>());
-  if (model_text.empty()) throw std::runtime_error("cannot read the model file " + model.path);
-  write_text(o.out_dir, "model.yaml", model_text, r);
+  write_text(o.out_dir, "model.yaml", model_text(model), r);
   write_text(o.out_dir, "manifest.json", m.dump(2) + "\n", r);
   write_text(o.out_dir, "repro.py", repro_py(program, m), r);
   write_text(o.out_dir, "repro.cpp", repro_cpp(program, m), r);

@@ -44,7 +44,7 @@ std::vector<std::string> repro_environment() {
 std::string repro_readme(const Model& model, const ReproOptions& o, const ReproResult& r) {
   std::ostringstream s;
   s << "# " << model.name << ": " << o.backend << " diverges from eager\n\n";
-  s << "Made by `gbcheck repro` from `" << model.path << "`, case " << r.case_index << ", seed " << r.seed
+  s << "Made by `gbcheck repro` from " << (model.path.empty() ? "a generated model" : "`" + model.path + "`") << ", case " << r.case_index << ", seed " << r.seed
     << ". Everything here runs without gbcheck.\n\n";
   const std::string& fault = o.run.backend_options.inject_fault;
   if (!fault.empty())

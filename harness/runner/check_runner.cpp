@@ -155,9 +155,7 @@ Diagnostics validate_backends(const Model& model, const std::vector<std::string>
   return d;
 }
 
-CheckReport run_check(const Model& model, const RunOptions& opt) {
-  auto start = std::chrono::steady_clock::now();
-  if (Diagnostics d = validate_check_options(model); d.has_errors()) throw ModelError(d);
+CheckReport start_report(const Model& model, const RunOptions& opt) {
   const JudgePlan plan = make_judge_plan(model);
   CheckReport rep;
   rep.model_name = model.name;
@@ -173,6 +171,14 @@ CheckReport run_check(const Model& model, const RunOptions& opt) {
   rep.oracles = plan.config.oracles.names();
   rep.error_stat = plan.config.stat.str();
   rep.iterations = plan.iterating ? plan.steps : 0;
+  return rep;
+}
+
+CheckReport run_check(const Model& model, const RunOptions& opt) {
+  auto start = std::chrono::steady_clock::now();
+  if (Diagnostics d = validate_check_options(model); d.has_errors()) throw ModelError(d);
+  const JudgePlan plan = make_judge_plan(model);
+  CheckReport rep = start_report(model, opt);
 
   c10::Device device = opt.backend_options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
   InputGenerator gen(model, device);

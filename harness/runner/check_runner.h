@@ -38,6 +38,10 @@ struct RunOptions {
 /// Fills RunOptions from the model's check: section (before command-line overrides).
 RunOptions run_options_from_model(const Model& model);
 
+/// The report's fields known before any case runs (model, device, seed, cases, oracles): what a
+/// crash report can say about a check that never finished.
+CheckReport start_report(const Model& model, const RunOptions& options);
+
 /// Runs the check. Invalid backend names are the caller's to validate (validate_backends). Throws
 /// ModelError for an invalid oracle selection or a --shrink path the case does not have.
 CheckReport run_check(const Model& model, const RunOptions& options);

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 
 #include "harness/store/fuzz_store.h"
 
@@ -23,12 +24,17 @@ std::string rebase(const std::string& path, const std::string& from_folder, cons
 
 MergeSummary merge_stores(const std::string& out_path, const std::vector<std::string>& inputs) {
   MergeSummary summary;
-  FuzzStore out(out_path, true);
-  SqliteDb& db = out.db();
+  // Every input is opened before OUT is created: a missing or invalid input leaves no empty store.
+  std::vector<std::unique_ptr<FuzzStore>> opened;
   for (const std::string& in_path : inputs) {
     if (fs::exists(in_path) && fs::exists(out_path) && fs::equivalent(in_path, out_path))
       throw StoreError(in_path + ": cannot merge a store into itself");
-    FuzzStore in(in_path, false);
+    opened.push_back(std::make_unique<FuzzStore>(in_path, false));
+  }
+  FuzzStore out(out_path, true);
+  SqliteDb& db = out.db();
+  for (const auto& input : opened) {
+    FuzzStore& in = *input;
     Transaction t(db);
     // Runs, by uid.
     std::map<int64_t, int64_t> run_ids;  // input id -> output id

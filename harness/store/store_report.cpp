@@ -1,5 +1,8 @@
 #include "harness/store/store_report.h"
 
+#include <nlohmann/json.hpp>
+
+#include <set>
 #include <sstream>
 
 namespace gbc {
@@ -29,6 +32,22 @@ const RunInfo* find_run(const StoreReport& r, const std::string& uid) {
   return nullptr;
 }
 
+// A run made with --inject-fault found planted bugs: its report must say so, and its replay lines
+// must plant the same fault, or they pass.
+std::set<std::string> faults_of(const StoreReport& r) {
+  std::set<std::string> kinds;
+  for (const auto& run : r.runs)
+    if (std::string k = injected_fault(run); !k.empty()) kinds.insert(k);
+  return kinds;
+}
+
+std::string fault_note(const std::set<std::string>& kinds) {
+  std::string list;
+  for (const auto& k : kinds) list += (list.empty() ? "" : ", ") + std::string("--inject-fault ") + k;
+  return "*** FAULT INJECTION WAS ACTIVE (" + list +
+         "): gbc miscompiled on purpose; these failures are expected, not real compiler bugs ***";
+}
+
 void print_signature(const StoreReport& r, const SignatureInfo& g, std::ostream& out) {
   out << "  " << g.key << "\n";
   out << "    " << g.summary << "\n";
@@ -43,11 +62,19 @@ void print_signature(const StoreReport& r, const SignatureInfo& g, std::ostream&
 
 }  // namespace
 
+std::string injected_fault(const RunInfo& run) {
+  nlohmann::json options = nlohmann::json::parse(run.options, nullptr, false);
+  if (!options.is_object() || !options.contains("inject_fault") || !options["inject_fault"].is_string()) return "";
+  return options["inject_fault"].get<std::string>();
+}
+
 std::string replay_hint(const SignatureInfo& sig, const RunInfo* run) {
   std::string gen_args = run && !run->gen_args.empty() ? " " + run->gen_args : "";
   std::string backend = sig.backend.empty() && run ? run->backends : sig.backend;
+  std::string fault = run ? injected_fault(*run) : "";
   return "gbcheck-gen --seed " + std::to_string(sig.first_seed) + " --count 1" + gen_args + " --out DIR && gbcheck DIR/gen_" +
-         std::to_string(sig.first_seed) + ".yaml" + (backend.empty() ? "" : " --backend " + backend);
+         std::to_string(sig.first_seed) + ".yaml" + (backend.empty() ? "" : " --backend " + backend) +
+         (fault.empty() ? "" : " --inject-fault " + fault);
 }
 
 StoreReport build_store_report(FuzzStore& store) {
@@ -65,6 +92,8 @@ StoreReport build_store_report(FuzzStore& store) {
 }
 
 void print_store_report(const StoreReport& r, std::ostream& out) {
+  const std::set<std::string> faults = faults_of(r);
+  if (!faults.empty()) out << fault_note(faults) << "\n";
   out << "gbcheck fuzz store " << r.store_path << ": " << r.runs.size() << (r.runs.size() == 1 ? " run" : " runs")
       << " (latest generation " << r.latest_generation << "), " << r.totals.cases << " graphs checked, "
       << r.totals.failed << " failed, " << r.totals.invalid << " invalid\n";
@@ -75,9 +104,12 @@ void print_store_report(const StoreReport& r, std::ostream& out) {
   for (const auto& g : r.known) out << "  " << g.key << "  (" << g.hit_count << " hits)\n";
   out << "marked fixed: " << r.fixed.size() << "\n";
   for (const auto& g : r.fixed) out << "  " << g.key << "  (last seen " << g.last_seen << ")\n";
+  if (!faults.empty()) out << fault_note(faults) << "\n";
 }
 
 std::string store_report_junit(const StoreReport& r) {
+  const std::set<std::string> faults = faults_of(r);
+  const std::string note = faults.empty() ? "" : fault_note(faults) + "\n";
   std::ostringstream cases;
   int tests = 0, failures = 0, skipped = 0;
   auto testcase = [&](const SignatureInfo& g, bool fail) {
@@ -85,12 +117,12 @@ std::string store_report_junit(const StoreReport& r) {
     cases << "    <testcase classname=\"gbcheck.fuzz." << xml_escape(g.backend.empty() ? "all" : g.backend)
           << "\" name=\"" << xml_escape(g.key) << "\">\n";
     std::ostringstream body;
-    body << g.summary << "\nhits: " << g.hit_count << "\nfirst seen: " << g.first_seen << " (graph seed " << g.first_seed
+    body << note << g.summary << "\nhits: " << g.hit_count << "\nfirst seen: " << g.first_seen << " (graph seed " << g.first_seed
          << ")\nreplay: " << replay_hint(g, find_run(r, g.first_run)) << "\n";
     if (!g.repro_path.empty()) body << "repro: " << g.repro_path << "\n";
     if (fail) {
       ++failures;
-      cases << "      <failure type=\"" << xml_escape(g.kind) << "\" message=\"" << xml_escape(g.summary) << "\">"
+      cases << "      <failure type=\"" << xml_escape(g.kind) << "\" message=\"" << xml_escape((faults.empty() ? "" : "(fault injected) ") + g.summary) << "\">"
             << xml_escape(body.str()) << "</failure>\n";
     } else {
       ++skipped;
@@ -112,6 +144,9 @@ std::string store_report_junit(const StoreReport& r) {
       << skipped << "\">\n";
   out << "  <testsuite name=\"gbcheck.fuzz\" tests=\"" << tests << "\" failures=\"" << failures << "\" errors=\"0\" skipped=\""
       << skipped << "\">\n";
+  if (!faults.empty())
+    out << "    <properties>\n      <property name=\"fault_injection\" value=\"" << xml_escape(fault_note(faults))
+        << "\"/>\n    </properties>\n";
   out << cases.str();
   out << "  </testsuite>\n</testsuites>\n";
   return out.str();

@@ -98,6 +98,18 @@ TEST_F(BenchCommand, NoMinSpeedupNeverFails) {
   EXPECT_EQ(bench(model("plain", "{graph_breaks: 0}")), kExitPass) << out_.str();
 }
 
+// --fullgraph is an option of every command that runs backends; bench once ignored it and passed.
+TEST_F(BenchCommand, FullgraphFailsOnAGraphBreak) {
+  const fs::path path = dir_ / "breaks.yaml";
+  std::ofstream(path) << "format: gbcheck/v1\nname: breaks\ninputs:\n  x: {shape: [64], dtype: float32}\ngraph:\n"
+                         "  - {id: a, op: mul, args: [x, 2.0]}\n  - {op: print, args: [a], message: a}\n"
+                         "  - {id: y, op: tanh, args: [a]}\noutputs: [y]\n";
+  ASSERT_EQ(bench(path.string()), kExitPass) << out_.str();
+  ASSERT_EQ(bench(path.string(), {"--fullgraph"}), kExitDivergence) << out_.str();
+  EXPECT_NE(out_.str().find("FAIL gbc: breaks the graph 1 time under --fullgraph"), std::string::npos) << out_.str();
+  EXPECT_EQ(bench(model("whole", "{graph_breaks: 0}"), {"--fullgraph"}), kExitPass) << out_.str();
+}
+
 BenchResult timed(const std::string& backend, double median_ms, std::optional<double> min_speedup) {
   BenchResult r;
   r.backend = backend;
@@ -120,6 +132,14 @@ TEST(BenchReport, FailsExactlyBelowTheThreshold) {
   rep.results[2].min_speedup = 2.0;
   EXPECT_TRUE(rep.failures().empty());
   EXPECT_EQ(rep.exit_code(), kExitPass);
+}
+
+// A speedup below 0.005 once printed as "0.00x".
+TEST(BenchReport, SpeedupsKeepTheirDigits) {
+  EXPECT_EQ(format_speedup(2.5), "2.50x");
+  EXPECT_EQ(format_speedup(0.1), "0.10x");
+  EXPECT_EQ(format_speedup(0.00123), "0.00123x");
+  EXPECT_EQ(format_speedup(0.0), "0.00x");
 }
 
 TEST(BenchReport, BackendThatRaisedFailsWithoutSpeedup) {

@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include "compiler/kernel/fault_injection.h"
@@ -107,6 +110,45 @@ TEST(CrashFault, CheckCommandReportsTheCrashAndExitsOne) {
   EXPECT_NE(out.find("result: FAIL: the process died while checking case 0"), std::string::npos) << out;
   EXPECT_NE(out.find("reduce:  gbcheck reduce "), std::string::npos) << out;
   EXPECT_NE(out.find("--inject-fault crash --case 0"), std::string::npos) << out;
+}
+
+// A crash keeps what the report would have said: the header line and the fault banner, only the
+// result line with -q, and a --json report that says the process died (once none was written).
+TEST(CrashFault, CrashKeepsHeaderQuietAndJson) {
+  const std::string json = ::testing::TempDir() + "crash-report-" + std::to_string(::getpid()) + ".json";
+  const std::string base = std::string(GBCHECK_BINARY_DIR) + "/bin/gbcheck " + GBCHECK_SOURCE_DIR +
+                           "/corpus/faults/crash.yaml --backend gbc --inject-fault crash --no-cache";
+  auto run = [](const std::string& cmd, int& code) {
+    FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
+    std::string out;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    const int status = pclose(p);
+    code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return out;
+  };
+  int code = 0;
+  std::string out = run(base + " --json " + json, code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_EQ(out.rfind("*** FAULT INJECTION ACTIVE (--inject-fault crash)", 0), 0u) << out;
+  EXPECT_NE(out.find("\ngbcheck 0."), std::string::npos) << out;
+  EXPECT_NE(out.find(" | seed "), std::string::npos) << out;
+  std::ifstream in(json);
+  ASSERT_TRUE(in.good()) << "no JSON report after the crash";
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j.at("schema"), "gbcheck.report/v1");
+  EXPECT_FALSE(j.at("pass").get<bool>());
+  EXPECT_EQ(j.at("exit_code"), 1);
+  EXPECT_EQ(j.at("crash").at("signal"), "SIGSEGV");
+  EXPECT_EQ(j.at("crash").at("case"), 0);
+  EXPECT_EQ(j.at("injected_fault"), "crash");
+  std::filesystem::remove(json);
+
+  out = run(base + " -q", code);
+  EXPECT_EQ(code, 1) << out;
+  const std::string banner = fault_banner("crash") + "\n";
+  EXPECT_EQ(out, banner + "result: FAIL: caught SIGSEGV while checking case 0 of " + std::string(GBCHECK_SOURCE_DIR) +
+                     "/corpus/faults/crash.yaml (backends: gbc)\n" + banner);
 }
 
 TEST(CrashFault, LeavesTheInterpreterAlone) {

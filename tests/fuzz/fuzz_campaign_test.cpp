@@ -81,6 +81,10 @@ TEST(FuzzProgressTest, TallyLine) {
   t.elapsed_s = 600;
   t.remaining_s = 28200;
   EXPECT_EQ(format_tally(t), "1234 graphs (5.0/s) | 3 failed, 0 invalid | 2 signatures, 1 new | 0:10:00 elapsed, 7:50:00 left");
+  t.remaining_s = 0;  // --time ran out: the graphs in flight are still being checked
+  EXPECT_EQ(format_tally(t), "1234 graphs (5.0/s) | 3 failed, 0 invalid | 2 signatures, 1 new | 0:10:00 elapsed, "
+                             "time is up, finishing the graphs in flight");
+  t.remaining_s = 28200;
   std::ostringstream plain;
   FuzzProgress p(plain, false, "fuzz: ");
   p.update(t);  // a plain line waits a minute
@@ -174,6 +178,27 @@ TEST_F(FuzzCampaignTest, FourShardsMergedEqualOneRun) {
     EXPECT_EQ(s.reduce_state, "done") << s.key;
     EXPECT_TRUE(fs::exists(fs::path(whole.out_dir) / s.repro_path / "original.yaml")) << s.key;
   }
+}
+
+// Reduced signatures get the standalone folder of `gbcheck repro`: generated and reduced graphs
+// have no model file, which once left only NOT-WRITTEN.txt there while the store said "done".
+TEST_F(FuzzCampaignTest, ReducedSignaturesGetAStandaloneRepro) {
+  FuzzOptions o = options("reduced");
+  o.cases = 6;
+  o.reduce_checks = 40;
+  FuzzResult r = run_fuzz(o);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  FuzzStore store((fs::path(o.out_dir) / FuzzStore::kFileName).string(), false);
+  int standalone = 0;
+  for (const SignatureInfo& s : store.signatures()) {
+    fs::path repro = fs::path(o.out_dir) / s.repro_path / "repro";
+    EXPECT_FALSE(fs::exists(repro / "NOT-WRITTEN.txt")) << s.key;
+    if (!fs::exists(repro / "manifest.json")) continue;
+    ++standalone;
+    for (const char* file : {"model.yaml", "repro.py", "repro.cpp", "README.md"})
+      EXPECT_TRUE(fs::exists(repro / file)) << s.key << ": " << file;
+  }
+  EXPECT_GT(standalone, 0) << "no signature got a standalone repro";
 }
 
 TEST_F(FuzzCampaignTest, KilledRunResumesToTheSameCases) {

@@ -215,6 +215,15 @@ TEST_F(FuzzStoreTest, MergeCombinesShardsOnceAndRebasesRepros) {
   EXPECT_THROW(merge_stores(path("merged/fuzz.db"), {path("merged/fuzz.db")}), StoreError);
 }
 
+// `db merge OUT missing` once failed after creating OUT: an empty store was left behind.
+TEST_F(FuzzStoreTest, MergeOfAMissingInputLeavesNoStore) {
+  { FuzzStore present(path("present.db")); }
+  EXPECT_THROW(merge_stores(path("out.db"), {path("present.db"), path("missing.db")}), StoreError);
+  EXPECT_FALSE(fs::exists(path("out.db")));
+  merge_stores(path("out.db"), {path("present.db")});
+  EXPECT_TRUE(fs::exists(path("out.db")));
+}
+
 TEST_F(FuzzStoreTest, ReportListsNewSignaturesAsFailedJUnitTests) {
   FuzzStore store(path("fuzz.db"));
   RunInfo first = store.begin_run(run_spec());
@@ -235,6 +244,33 @@ TEST_F(FuzzStoreTest, ReportListsNewSignaturesAsFailedJUnitTests) {
   EXPECT_NE(xml.find("<testsuites name=\"gbcheck fuzz\" tests=\"3\" failures=\"1\" skipped=\"1\">"), std::string::npos) << xml;
   EXPECT_NE(xml.find("name=\"gbc|&lt;tolerance&gt; &amp; &quot;sum&quot;\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<skipped message=\"known bug, seen again\"/>"), std::string::npos) << xml;
+}
+
+// A run made with --inject-fault found planted bugs: the text report and the JUnit say so, and the
+// replay line plants the same fault (without it the replay passes).
+TEST_F(FuzzStoreTest, ReportOfAFaultInjectedRunSaysSoAndReplaysTheFault) {
+  FuzzStore store(path("fuzz.db"));
+  RunInfo spec = run_spec();
+  spec.options = R"({"inject_fault": "const", "reduce_checks": 0})";
+  RunInfo run = store.begin_run(spec);
+  store.record_case(run.id, result(0, "fail"), {hit("gbc|tolerance")}, 1);
+  StoreReport report = build_store_report(store);
+  EXPECT_EQ(injected_fault(report.runs.at(0)), "const");
+  std::ostringstream text;
+  print_store_report(report, text);
+  EXPECT_EQ(text.str().rfind("*** FAULT INJECTION WAS ACTIVE (--inject-fault const)", 0), 0u) << text.str();
+  EXPECT_NE(text.str().find("--backend gbc --inject-fault const\n"), std::string::npos) << text.str();
+  std::string xml = store_report_junit(report);
+  EXPECT_NE(xml.find("<property name=\"fault_injection\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("--inject-fault const\n"), std::string::npos) << xml;
+
+  FuzzStore plain(path("plain.db"));
+  RunInfo clean = plain.begin_run(run_spec());
+  plain.record_case(clean.id, result(0, "fail"), {hit("gbc|tolerance")}, 1);
+  std::ostringstream plain_text;
+  print_store_report(build_store_report(plain), plain_text);
+  EXPECT_EQ(plain_text.str().find("FAULT"), std::string::npos) << plain_text.str();
+  EXPECT_EQ(plain_text.str().find("--inject-fault"), std::string::npos) << plain_text.str();
 }
 
 }  // namespace

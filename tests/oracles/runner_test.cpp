@@ -127,6 +127,12 @@ TEST(RunnerTest, DroppedNanFailsTheNanInfOracle) {
   ASSERT_TRUE(r.backends[0].failures[0].shrunk);
   EXPECT_NE(r.backends[0].failures[0].shrunk->inputs.at(0).find("1 special value (nan)"), std::string::npos)
       << r.backends[0].failures[0].shrunk->inputs[0];
+  // The JSON says no tolerance passes a different NaN/Inf pattern, with the tolerance comparison's
+  // stats (once 0.0 everywhere: the pattern oracle measures nothing itself).
+  const nlohmann::json stats = check_report_to_json(r)["backends"][0]["failures"][0]["outputs"][0]["stats"];
+  EXPECT_EQ(stats["required_rtol"], "inf") << stats.dump();
+  EXPECT_EQ(stats["required_atol"], "inf") << stats.dump();
+  EXPECT_GT(stats["mismatched"].get<int64_t>(), 0) << stats.dump();
 }
 
 TEST(RunnerTest, NondeterminismIsReportedWithWhere) {

@@ -189,6 +189,21 @@ TEST(Reducer, DoesNotReduceAPassingModel) {
   EXPECT_EQ(r.checks, 3);  // each case once
 }
 
+// --max-checks counts every check, the replay of the written model included (it once ran one more);
+// a budget too small to confirm the failing case ends the reduction without an error.
+TEST(Reducer, NeverRunsMoreChecksThanItsBudget) {
+  at::set_num_threads(1);
+  Model model = load_model_text(chain_model(30, 12, "tanh", "planted"), "budget.yaml");
+  for (int budget : {1, 2, 5, 12}) {
+    ReduceOptions o = options_with(miscompiling("tanh", "sigmoid"));
+    o.max_checks = budget;
+    ReduceResult r = reduce_model(model, o);
+    EXPECT_LE(r.checks, budget) << "--max-checks " << budget;
+    EXPECT_TRUE(r.budget_exhausted) << "--max-checks " << budget;
+    if (budget >= 5) EXPECT_EQ(r.status, ReduceResult::Status::Reduced) << r.note;
+  }
+}
+
 TEST(Reducer, RejectsAnUnknownBackend) {
   Model model = load_model_text(chain_model(5, 2, "tanh", "planted"), "unknown.yaml");
   ReduceOptions o;

@@ -21,7 +21,8 @@ std::string format_tally(const FuzzTally& t) {
   o << " graphs (" << rate << "/s) | " << t.failed << " failed, " << t.invalid << " invalid | " << t.signatures
     << (t.signatures == 1 ? " signature, " : " signatures, ") << t.new_signatures << " new | "
     << format_duration(t.elapsed_s) << " elapsed";
-  if (t.remaining_s) o << ", " << format_duration(*t.remaining_s) << " left";
+  // Past the limit the run still waits for the graphs its workers are checking.
+  if (t.remaining_s) o << ", " << (*t.remaining_s > 0 ? format_duration(*t.remaining_s) + " left" : "time is up, finishing the graphs in flight");
   return o.str();
 }
 

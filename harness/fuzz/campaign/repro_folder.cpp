@@ -69,9 +69,13 @@ std::string write_repro_folder(const Model& model, const GraphFailure& failure, 
   // hit being reduced; that minimum belongs to another signature.
   bool kept = result.status == ReduceResult::Status::Reduced && result.original.same_failure(failure.signature);
   if (kept) write_reduction(result, original, (fs::path(dir) / "reduced").string());
+  // The standalone folder names the file its model came from (generated graphs have none).
+  Model reduced = result.model, whole = model;
+  reduced.path = (fs::path(dir) / "reduced" / "model.yaml").string();
+  whole.path = original;
   std::string standalone = (fs::path(dir) / "repro").string();
-  if (!(kept && result.reproduces_with_drawn_inputs && write_standalone(result.model, backend, standalone, options)))
-    write_standalone(model, backend, standalone, options);
+  if (!(kept && result.reproduces_with_drawn_inputs && write_standalone(reduced, backend, standalone, options)))
+    write_standalone(whole, backend, standalone, options);
   return kept ? "done" : "failed";
 }
 

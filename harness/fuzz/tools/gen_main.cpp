@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -54,7 +55,9 @@ int main(int argc, char** argv) {
                "Settings: configs/fuzz.yaml, then --fuzz-config FILE, then the options below (docs/configs.md)."};
   app.add_option("-o,--out", out_dir, "folder to write gen_<seed>.yaml files to (created if missing)")->required();
   app.add_option("-n,--count", count, "how many models")->check(CLI::Range(1, 10000000));
-  app.add_option("--seed", first_seed, "seed of the first model; the others take the next seeds");
+  // Model seeds are int64 (check.seed): a larger one would write models that do not load.
+  app.add_option("--seed", first_seed, "seed of the first model; the others take the next seeds")
+      ->check(CLI::Range(uint64_t{0}, static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
   app.add_option("--fuzz-config", fuzz_config, "a fuzz config whose keys override configs/fuzz.yaml's (docs/configs.md)");
   app.add_option("--min-nodes", min_nodes, "fewest nodes per graph");
   app.add_option("--max-nodes", max_nodes, "most nodes per graph");
@@ -128,6 +131,6 @@ int main(int argc, char** argv) {
     std::cerr << "gbcheck-gen: internal error: " << e.what() << "\n";
     return 3;
   }
-  std::cerr << "gbcheck-gen: wrote " << count << " models to " << out_dir << "\n";
+  std::cerr << "gbcheck-gen: wrote " << count << (count == 1 ? " model" : " models") << " to " << out_dir << "\n";
   return 0;
 }

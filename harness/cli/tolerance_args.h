@@ -1,0 +1,23 @@
+// --rtol, --atol and --error-stat: the check's tolerances from the command line, as Polygraphy's
+// `--rtol 1e-5 out0:1e-3` takes them. Each value is `X` (every floating dtype and every output),
+// `DTYPE:X` (float16:1e-2) or `OUTPUT:X` (an output id of the model); the more specific wins
+// whatever the order, and each sets only its own field (rtol or atol) over the model's check:
+// section. Test: tests/cli/new_user_test.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/model/model.h"
+
+namespace gbc {
+
+struct ToleranceArgs {
+  std::vector<std::string> rtol, atol;
+  std::string error_stat;  // elementwise | max | mean | quantile | quantile:Q; "" = the model's
+
+  /// Applies the options to model.check; returns "" or what is wrong (for an exit code 2).
+  std::string apply(Model& model) const;
+};
+
+}  // namespace gbc
