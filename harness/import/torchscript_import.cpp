@@ -148,7 +148,9 @@ class NodeImporter {
   Imported add_param(const jit::Value* v, const at::Tensor& value) {
     at::Tensor t = value.detach().contiguous().cpu();
     TensorSpec spec;
-    spec.name = unique_name(identifier(v->debugName(), "param"));
+    std::string debug_name = v->debugName();  // "self.layer1.0.conv1.weight"
+    if (debug_name.rfind("self.", 0) == 0) debug_name = debug_name.substr(5);
+    spec.name = unique_name(identifier(debug_name, "param"));
     try {
       spec.dtype = from_aten(t.scalar_type());
     } catch (const InternalError&) {
