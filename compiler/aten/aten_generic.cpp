@@ -254,10 +254,29 @@ std::vector<ValueType> infer_generic_op_types(const Graph& graph, const Node& no
   return types;
 }
 
+GenericOpEffects generic_op_effects_of_schema(const Node& node) {
+  GenericOpEffects e;
+  const c10::OperatorHandle* op = nullptr;
+  try {
+    op = &find_operator(node);
+  } catch (const std::invalid_argument&) {
+    return e;  // an unknown operator is reported when the node is typed
+  }
+  const c10::FunctionSchema& schema = op->schema();
+  e.mutates = schema.is_mutable();
+  e.random = op->hasTag(at::Tag::nondeterministic_seeded);
+  for (const c10::Argument& a : schema.arguments())  // older LibTorch tags fewer random ops
+    e.random = e.random || a.type()->str().find("Generator") != std::string::npos;
+  for (const c10::Argument& r : schema.returns()) e.returns_alias = e.returns_alias || r.alias_info() != nullptr;
+  return e;
+}
+
 namespace {
-// The IR's loader and passes type generic nodes through this file whenever ATen is linked in.
+// The IR's loader and passes type generic nodes, and learn their effects, through this file
+// whenever ATen is linked in.
 const bool typer_registered = [] {
   set_generic_op_typer(infer_generic_op_types);
+  set_generic_op_effects_reader(generic_op_effects_of_schema);
   return true;
 }();
 }  // namespace

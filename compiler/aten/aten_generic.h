@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/aten/runtime_value.h"
+#include "compiler/ir/generic_op.h"
 #include "compiler/ir/graph.h"
 
 namespace gbc {
@@ -22,5 +23,9 @@ std::vector<RtValue> run_generic_op(const Node& node, const std::vector<RtValue>
 /// operator has no meta kernel); symbolic input dims are tried at the dim space's samples and a
 /// result dim must be a constant or follow one input dim. Throws std::invalid_argument.
 std::vector<ValueType> infer_generic_op_types(const Graph& graph, const Node& node);
+
+/// The node's effects from the dispatcher's schema (alias annotations) and tags
+/// (nondeterministic_seeded); registered as the IR's generic op effects reader.
+GenericOpEffects generic_op_effects_of_schema(const Node& node);
 
 }  // namespace gbc

@@ -6,6 +6,7 @@ downloaded). Run with Debian's python3-torch (/usr/bin/python3): make_models.py 
   scripted.pt      scripted: an if on a shape, a loop-free helper  --input float32[2,8]
   mlp.pt           a two-layer MLP, traced                          --input float32[4,16]
   generic.pt       ops the format lacks (max_pool2d, hardswish)     --input float32[1,4,8,8]
+  data_if.pt       scripted: a branch on the sign of a sum (data)  --input float32[3,5]
   resnet18.pt      torchvision's resnet18, traced under no_grad     --input float32[1,3,64,64]
 """
 import os
@@ -65,6 +66,15 @@ class Generic(nn.Module):
         return F.hardswish(y) + F.adaptive_avg_pool2d(y, 1)
 
 
+class DataIf(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            y = torch.relu(x) * 2.0
+        else:
+            y = x
+        return y - 1.0
+
+
 def save(module, example, path, script=False):
     module.eval()
     for p in module.parameters():
@@ -86,6 +96,7 @@ def main():
     save(Scripted(), None, os.path.join(out, "scripted.pt"), script=True)
     save(Mlp(), torch.randn(4, 16), os.path.join(out, "mlp.pt"))
     save(Generic(), torch.randn(1, 4, 8, 8), os.path.join(out, "generic.pt"))
+    save(DataIf(), None, os.path.join(out, "data_if.pt"), script=True)
     if "--resnet18" in sys.argv:
         import torchvision
         save(torchvision.models.resnet18(), torch.randn(1, 3, 64, 64), os.path.join(out, "resnet18.pt"))

@@ -177,7 +177,9 @@ void print_explained(std::ostream& out, const Model& model, const RunOptions& op
 
 nlohmann::json loc_json(const SourceLoc& l) {
   if (!l.valid() && l.file.empty()) return nullptr;
-  return {{"file", l.file}, {"line", l.line}, {"col", l.col}};
+  nlohmann::json j = {{"file", l.file}, {"line", l.line}, {"col", l.col}};
+  if (!l.origin.empty()) j["python"] = l.origin;  // an imported node's line in the user's code
+  return j;
 }
 
 nlohmann::json step_json(const SegmentDescription& seg, const StepDescription& step) {

@@ -37,6 +37,13 @@ std::map<std::string, NativeRule> build() {
   t["aten::linear"] = {"linear", {"input", "weight", "bias?"}, {}, {}};
   t["aten::conv2d"] = {"conv2d", {"input", "weight", "bias?"},
                        {{"stride", "stride"}, {"padding", "padding"}, {"dilation", "dilation"}, {"groups", "groups"}}, {}};
+  // A traced conv is aten::_convolution; not transposed and with no output padding it is conv2d
+  // (a 1-d or 3-d one fails conv2d's type check and stays generic). Imported here rather than
+  // rewritten by LibTorch's pass, which drops the node's source range.
+  for (const char* name : {"aten::_convolution", "aten::_convolution.deprecated"})
+    t[name] = {"conv2d", {"input", "weight", "bias?"},
+               {{"stride", "stride"}, {"padding", "padding"}, {"dilation", "dilation"}, {"groups", "groups"}},
+               {{"transposed", "False"}, {"output_padding", "[0, 0]"}}};
   // The eager reference calls batch_norm and layer_norm with cudnn enabled, as PyTorch's default does.
   t["aten::batch_norm"] = {"batch_norm", {"input", "weight", "bias", "running_mean", "running_var"},
                            {{"training", "training"}, {"momentum", "momentum"}, {"eps", "eps"}},

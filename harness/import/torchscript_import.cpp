@@ -1,24 +1,27 @@
 #include "harness/import/torchscript_import.h"
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/ivalue.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/ir/scope.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/freeze_module.h>
-#include <torch/csrc/jit/passes/graph_rewrite_helper.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/passes/lower_tuples.h>
 #include <torch/csrc/jit/passes/remove_dropout.h>
 #include <torch/csrc/jit/passes/remove_mutation.h>
 #include <torch/csrc/jit/serialization/import.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -37,10 +40,10 @@ namespace {
 
 namespace jit = torch::jit;
 
-// What a TorchScript value became: a tensor of the graph, a constant, a symbolic size, or a list
-// or tuple of those.
+// What a TorchScript value became: a tensor of the graph, a constant, a symbolic size, a list or
+// tuple of those, or the truth of a one-element tensor (aten::Bool, what a branch on data tests).
 struct Imported {
-  enum class Kind { Tensor, Constant, SymInt, Items } kind = Kind::Constant;
+  enum class Kind { Tensor, Constant, SymInt, Items, Truth } kind = Kind::Constant;
   ValueId tensor = kNoValue;
   c10::IValue constant;
   DimExpr sym;
@@ -52,6 +55,7 @@ struct Imported {
     if (d.is_const()) return of_constant(d.value());
     Imported i; i.kind = Kind::SymInt; i.sym = std::move(d); return i;
   }
+  static Imported of_truth(ValueId v) { Imported i; i.kind = Kind::Truth; i.tensor = v; return i; }
   static Imported of_items(std::vector<Imported> items) { Imported i; i.kind = Kind::Items; i.items = std::move(items); return i; }
   bool is_constant() const { return kind == Kind::Constant; }
 };
@@ -73,17 +77,56 @@ std::string ivalue_str(const c10::IValue& v) {
   return ss.str();
 }
 
-// The user's Python line a node came from: the original source of a loaded module's code when the
-// file kept its debug info, else the serialized code's own line.
+// Python frames of torch itself (torch/nn/functional.py, module.py's _call_impl, the tracer) are
+// where an op was reached, not where the user wrote it.
+bool is_torch_frame(const std::string& file) {
+  for (const char* internal : {"-packages/torch/", "/torch/nn/", "/torch/jit/", "/torch/functional.py", "/torch/_tensor.py"})
+    if (file.find(internal) != std::string::npos) return true;
+  return file.empty() || file[0] == '<';
+}
+
+// A traced node's source is the Python stack the tracer saw, one "FILE(LINE): FUNC" per frame,
+// innermost first: the first frame outside torch, as "file:line".
+std::optional<std::string> user_frame_of_trace(const std::string& stack) {
+  std::istringstream lines(stack);
+  bool is_trace = false;
+  for (std::string line; std::getline(lines, line);) {
+    const size_t close = line.find("): ");
+    const size_t open = close == std::string::npos ? std::string::npos : line.rfind('(', close);
+    if (open == std::string::npos || open == 0) return std::nullopt;
+    const std::string file = line.substr(0, open), number = line.substr(open + 1, close - open - 1);
+    if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    is_trace = true;
+    if (!is_torch_frame(file)) return file + ":" + number;
+  }
+  return is_trace ? std::optional<std::string>("") : std::nullopt;
+}
+
+// The user's Python line a node came from: of the node's own range and the call sites that
+// inlining recorded (innermost first), the first outside torch; a range of a loaded module's code
+// is mapped back to the original source its debug info kept. Empty when nothing is known.
 std::string origin_of(const jit::Node* n) {
-  jit::SourceRange range = n->sourceRange();
-  if (auto original = range.findSourceRangeThatGenerated()) range = *original;
-  if (!range.source()) return "";
-  auto flc = range.file_line_col();
-  if (!flc) return "";
-  auto [file, line, col] = *flc;
-  (void)col;
-  return file + ":" + std::to_string(line);
+  std::vector<jit::SourceRange> ranges = {n->sourceRange()};
+  if (auto stack = n->callstack()) {
+    std::vector<jit::InlinedCallStackEntry> calls = (*stack)->vec();  // outermost first
+    for (auto it = calls.rbegin(); it != calls.rend(); ++it) ranges.push_back(std::get<1>(*it));
+  }
+  std::string innermost;
+  for (jit::SourceRange range : ranges) {
+    if (auto original = range.findSourceRangeThatGenerated()) range = *original;
+    if (!range.source()) continue;
+    const bool whole_source = range.start() == 0 && range.end() == range.source()->size();  // as the tracer makes
+    if (auto traced = whole_source ? user_frame_of_trace(range.text().str()) : std::nullopt) {
+      if (!traced->empty()) return *traced;
+      continue;
+    }
+    auto flc = range.file_line_col();
+    if (!flc) continue;
+    const std::string here = std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc));
+    if (!is_torch_frame(std::get<0>(*flc))) return here;
+    if (innermost.empty()) innermost = here;
+  }
+  return innermost;
 }
 
 class NodeImporter {
@@ -221,6 +264,8 @@ class NodeImporter {
       if (x.kind == Imported::Kind::SymInt || (x.is_constant() && (x.constant.isInt() || x.constant.isDouble() || x.constant.isBool())))
         return bind(n, {x});
     }
+    if ((kind == c10::aten::Bool || kind == c10::aten::is_nonzero) && lookup(n->input(0)).kind == Imported::Kind::Tensor)
+      return bind(n, {Imported::of_truth(lookup(n->input(0)).tensor)});
     if (kind == c10::aten::size || kind == c10::aten::dim || kind == c10::prim::dtype || kind == c10::prim::device ||
         kind == c10::aten::len)
       if (fold_tensor_query(n)) return;
@@ -342,17 +387,67 @@ class NodeImporter {
     return true;
   }
 
-  // A branch on a constant (a shape check after folding) imports the taken block inline.
+  // A branch on a constant (a shape check after folding) imports the taken block inline; one on
+  // the truth of a tensor becomes the format's `if`.
   void import_if(jit::Node* n) {
     const Imported& cond = lookup(n->input(0));
+    if (cond.kind == Imported::Kind::Truth) return import_data_if(n, cond.tensor);
     if (!cond.is_constant())
       fail(n, "branches on a value known only when the model runs",
-           "gbcheck imports branches decided by shapes and constants; trace the model for one path");
+           "gbcheck imports branches decided by shapes, constants and bool(tensor); trace the model for one path");
     jit::Block* taken = n->blocks()[cond.constant.toBool() ? 0 : 1];
     import_block(taken);
     std::vector<Imported> outs;
     for (jit::Value* v : taken->outputs()) outs.push_back(lookup(v));
     bind(n, outs);
+  }
+
+  // `if` has one result, defined inside each branch (a branch that returns an outer tensor gets a
+  // clone of it, as the format wants); the branches' other effects (a raise on data) cannot be kept.
+  void import_data_if(jit::Node* n, ValueId cond) {
+    if (n->outputs().size() != 1)
+      fail(n, "a branch on data with " + std::to_string(n->outputs().size()) + " results; the model format's if has one",
+           "return one tensor from the branch, or trace the model for one path");
+    Node node;
+    node.op = "if";
+    node.loc = loc_of(n);
+    node.args.push_back(Arg::of(cond));
+    node.blocks.resize(2);
+    Block* outer = block_;
+    for (size_t b = 0; b < 2; ++b) {
+      block_ = &node.blocks[b];
+      for (jit::Node* inner : n->blocks()[b]->nodes())
+        if (inner->kind() == c10::prim::RaiseException)
+          fail(inner, "raises an exception depending on data, which the model format cannot express",
+               "check the condition in Python before calling the model, or trace it");
+      import_block(n->blocks()[b]);
+      const Imported& r = lookup(n->blocks()[b]->outputs()[0]);
+      ValueId result = as_tensor(r, n);
+      const bool defined_here = std::any_of(block_->nodes.begin(), block_->nodes.end(), [&](const Node& x) {
+        return std::find(x.outputs.begin(), x.outputs.end(), result) != x.outputs.end();
+      });
+      if (!defined_here) result = clone(result, n);
+      block_->results.push_back(result);
+    }
+    block_ = outer;
+    const std::string name = unique_name(identifier(n->output()->debugName(), "v"));
+    node.attrs["result"] = name;
+    node.outputs.push_back(model_.graph.add_value(name, ValueType{}, node.loc));
+    Diagnostics d;
+    if (!infer_node_types(model_.graph, node, d)) fail(n, d.all().empty() ? "cannot infer its result" : d.all()[0].message);
+    ValueId out = node.output();
+    block_->nodes.push_back(std::move(node));
+    bind(n, {Imported::of_tensor(out)});
+  }
+
+  ValueId clone(ValueId v, const jit::Node* n) {
+    Node node;
+    node.op = kGenericOp;
+    node.loc = loc_of(n);
+    node.attrs[kGenericSchemaAttr] = c10::toString(c10::Dispatcher::singleton().findSchemaOrThrow("aten::clone", "").schema());
+    node.args.push_back(Arg::of(v));
+    ++result_.generic_nodes;
+    return emit(std::move(node), 1, n)[0];
   }
 
   // A loop with a constant trip count is unrolled; one over data cannot be represented.
@@ -401,7 +496,7 @@ class NodeImporter {
     Diagnostics d;
     if (!infer_node_types(model_.graph, node, d)) fail(n, d.all().empty() ? "cannot infer its result" : d.all()[0].message);
     std::vector<ValueId> outs = node.outputs;
-    model_.graph.body.nodes.push_back(std::move(node));
+    block_->nodes.push_back(std::move(node));
     return outs;
   }
 
@@ -480,7 +575,7 @@ class NodeImporter {
     Diagnostics d;
     if (!infer_node_types(model_.graph, node, d)) return std::nullopt;  // the generic op takes it
     ValueId out = node.output();
-    model_.graph.body.nodes.push_back(std::move(node));
+    block_->nodes.push_back(std::move(node));
     return out;
   }
 
@@ -534,6 +629,7 @@ class NodeImporter {
 
   std::optional<AttrValue> generic_attr(const Imported& v) {
     if (v.kind == Imported::Kind::Items || v.kind == Imported::Kind::SymInt) return native_attr(v, AttrType::Shape);
+    if (!v.is_constant()) return std::nullopt;
     const c10::IValue& c = v.constant;
     if (c.isNone() || c.isDevice()) return AttrValue(NoneAttr{});  // a device: where the graph runs
     if (c.isBool()) return AttrValue(c.toBool());
@@ -637,6 +733,7 @@ class NodeImporter {
   std::unordered_map<const jit::Value*, Imported> env_;
   std::vector<TensorSpec> params_;
   std::set<std::string> used_names_;
+  Block* block_ = &model_.graph.body;  // where imported nodes go: the body, or a branch of a data `if`
 };
 
 jit::Module load_module(const std::string& path) {
@@ -662,7 +759,6 @@ std::shared_ptr<jit::Graph> prepared_graph(const jit::Module& module) {
   jit::Module frozen = jit::freeze_module(module);
   std::shared_ptr<jit::Graph> graph = frozen.get_method("forward").graph()->copy();
   jit::Inline(*graph);
-  jit::graph_rewrite_helper::replaceConvolutionWithAtenConv(graph);  // traced aten::_convolution
   jit::removeDropout(graph);
   jit::RemoveListMutation(graph);
   jit::RemoveTensorMutation(graph);

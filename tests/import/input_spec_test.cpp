@@ -1,6 +1,7 @@
 // --input and --dim as the importer reads them (harness/import/input_spec.h).
 #include <gtest/gtest.h>
 
+#include "compiler/ir/diagnostics.h"
 #include "harness/import/input_spec.h"
 
 namespace gbc {

@@ -102,6 +102,24 @@ TEST_F(TorchScriptImport, ScriptedRaiseForTheGivenShapeIsAnErrorAtItsPythonLine)
   }
 }
 
+TEST_F(TorchScriptImport, BranchOnDataBecomesTheFormatsIf) {
+  ImportResult r = import("data_if", {"x=float32[3,5]"});
+  EXPECT_TRUE(r.fidelity.identical) << r.fidelity.detail;
+  ASSERT_EQ(count_ops(r.model, "if"), 1);
+  for_each_node(r.model.graph.body, [&](const Node& n) {
+    if (n.op != "if") return;
+    ASSERT_EQ(n.blocks.size(), 2u);
+    EXPECT_EQ(count_ops(r.model, "relu"), 1);
+    // The else branch returns x itself: the format wants a value defined in the branch.
+    ASSERT_EQ(n.blocks[1].nodes.size(), 1u);
+    EXPECT_EQ(generic_op_name(n.blocks[1].nodes[0]), "aten::clone");
+    EXPECT_NE(n.loc.origin.find("make_models.py:"), std::string::npos) << n.loc.origin;
+  });
+  // Several cases take both branches; eager and gbc agree on each.
+  testing::CommandResult check = gbcheck(pt("data_if") + " --input float32[3,5] --backend gbc --cases 6");
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+}
+
 TEST_F(TorchScriptImport, OpsTheFormatLacksBecomeGenericAtenOps) {
   ImportResult r = import("generic", {"float32[1,4,8,8]"});
   EXPECT_TRUE(r.fidelity.identical) << r.fidelity.detail;
