@@ -36,8 +36,8 @@ std::function<int()> add_import_command(CLI::App& sub) {
     std::cout << "import " << args->path << ": " << import_summary(r) << "\n";
     std::cout << "fidelity: " << (r.fidelity.identical ? "PASS " : "FAIL ") << r.fidelity.detail << "\n";
     if (!r.fidelity.identical) {
-      std::cerr << "gbcheck: the import does not compute what TorchScript computes; nothing written\n";
-      return kExitDivergence;
+      std::cerr << "gbcheck: the import does not compute what TorchScript computes (a gbcheck bug); nothing written\n";
+      return kExitInternal;
     }
     write_model_dir(r.model, args->out, "imported by gbcheck import from " + args->path);
     std::cout << "wrote " << args->out << "/model.yaml and " << args->out << "/weights.safetensors\n";

@@ -142,7 +142,7 @@ class NodeImporter {
       if (!v->type()->cast<c10::ClassType>()) inputs.push_back(v);
     if (inputs.size() != specs_.inputs.size()) {
       std::string names;
-      for (jit::Value* v : inputs) names += (names.empty() ? "" : ", ") + v->debugName();
+      for (jit::Value* v : inputs) names += (names.empty() ? "" : ", ") + v->debugNameBase();
       fail(nullptr, "forward takes " + std::to_string(inputs.size()) + " inputs (" + names + "), --input gives " +
                         std::to_string(specs_.inputs.size()),
            "give one --input [NAME=]DTYPE[SHAPE] per argument of forward, in order");
@@ -169,7 +169,7 @@ class NodeImporter {
 
   void add_input(jit::Value* v, const InputSpec& spec) {
     TensorSpec t;
-    t.name = unique_name(spec.name.empty() ? identifier(v->debugName(), "input") : spec.name);
+    t.name = unique_name(spec.name.empty() ? identifier(v->debugNameBase(), "input") : spec.name);
     t.dtype = spec.dtype;
     t.shape = spec.shape;
     t.dist = ValueDist::default_for(t.dtype);
@@ -430,7 +430,7 @@ class NodeImporter {
       block_->results.push_back(result);
     }
     block_ = outer;
-    const std::string name = unique_name(identifier(n->output()->debugName(), "v"));
+    const std::string name = unique_name(identifier(n->output()->debugNameBase(), "v"));
     node.attrs["result"] = name;
     node.outputs.push_back(model_.graph.add_value(name, ValueType{}, node.loc));
     Diagnostics d;
@@ -490,7 +490,7 @@ class NodeImporter {
 
   std::vector<ValueId> emit(Node node, size_t outputs, const jit::Node* n) {
     for (size_t i = 0; i < outputs; ++i) {
-      std::string base = i < n->outputs().size() ? identifier(n->output(i)->debugName(), "v") : "v";
+      std::string base = i < n->outputs().size() ? identifier(n->output(i)->debugNameBase(), "v") : "v";
       node.outputs.push_back(model_.graph.add_value(unique_name(base), ValueType{}, node.loc));
     }
     Diagnostics d;
@@ -570,7 +570,7 @@ class NodeImporter {
     if (rule.op == "slice")
       if (auto e = node.attrs.find("end"); e != node.attrs.end() && std::get<int64_t>(e->second) >= (int64_t{1} << 62))
         node.attrs.erase(e);
-    for (ValueId out : {model_.graph.add_value(unique_name(identifier(n->output()->debugName(), "v")), ValueType{}, node.loc)})
+    for (ValueId out : {model_.graph.add_value(unique_name(identifier(n->output()->debugNameBase(), "v")), ValueType{}, node.loc)})
       node.outputs.push_back(out);
     Diagnostics d;
     if (!infer_node_types(model_.graph, node, d)) return std::nullopt;  // the generic op takes it
