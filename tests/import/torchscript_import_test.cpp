@@ -1,8 +1,9 @@
 // gbcheck import on TorchScript files that corpus/torchscript/make_models.py writes with random
 // weights (Debian's python3-torch; ci/lib/setup.sh installs it): each imports with the expected
 // split of native and generic ops, passes the fidelity check, survives the round trip through
-// model.yaml and weights.safetensors, and passes `gbcheck` eager vs gbc; bad input is exit 2 with
-// its exact message, and nothing is written half-way.
+// model.yaml and weights.safetensors, and passes `gbcheck` eager vs gbc; a branch on data becomes
+// the format's if; explain names generic ops and their Python lines; bad input is exit 2 with its
+// exact message, and nothing is written half-way.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -129,6 +130,16 @@ TEST_F(TorchScriptImport, OpsTheFormatLacksBecomeGenericAtenOps) {
   EXPECT_EQ(r.generic_nodes, static_cast<int>(names.size()));
   EXPECT_EQ(count_ops(r.model, "conv2d"), 1);
   EXPECT_EQ(count_ops(r.model, "add"), 1);
+  // explain lists each as an extern call by its ATen name, with the user's Python line.
+  testing::CommandResult ex = gbcheck("explain " + pt("generic") + " --input float32[1,4,8,8] --cases 1");
+  ASSERT_EQ(ex.exit_code, 0) << ex.output;
+  for (const std::string& name : {"aten::max_pool2d", "aten::hardswish"}) {
+    const size_t at = ex.output.find("  extern " + name + " -> ");
+    ASSERT_NE(at, std::string::npos) << name << "\n" << ex.output;
+    const std::string line = ex.output.substr(at, ex.output.find('\n', at) - at);
+    EXPECT_NE(line.find("(python: "), std::string::npos) << line;
+    EXPECT_NE(line.find("make_models.py:"), std::string::npos) << line;
+  }
 }
 
 TEST_F(TorchScriptImport, RoundTripThroughModelYamlAndWeightsComputesTheSame) {
