@@ -11,7 +11,9 @@
 #include <sstream>
 
 #include "compiler/aten/aten_convert.h"
+#include "compiler/aten/aten_generic.h"
 #include "compiler/aten/aten_ops_internal.h"
+#include "compiler/ir/generic_op.h"
 #include "compiler/aten/eager_executor.h"
 #include "compiler/ir/op_schema.h"
 
@@ -141,6 +143,7 @@ std::vector<RtValue> dispatch(const Graph& graph, const Node& node, const std::v
                               const OpCall& call, std::ostream* print_sink) {
   const OpSchema* schema = find_op_schema(node.op);
   GBC_INTERNAL_ASSERT(schema != nullptr, "no schema for op '" + node.op + "'");
+  if (is_generic_op(node)) return run_generic_op(node, args, call.device());
   switch (schema->cls) {
     case OpClass::Unary:
     case OpClass::Binary:

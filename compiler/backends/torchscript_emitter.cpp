@@ -12,6 +12,7 @@
 #include <numeric>
 #include <set>
 
+#include "compiler/ir/generic_op.h"
 #include "compiler/ir/op_schema.h"
 
 namespace gbc {
@@ -418,6 +419,8 @@ class Emitter {
 
   std::string extern_call(const Node& n) const {
     const std::string& op = n.op;
+    if (is_generic_op(n))  // imported models (docs/importing.md): nnc and trace cannot run them yet
+      throw std::invalid_argument("the TorchScript emitter does not write generic ATen ops (" + generic_op_name(n) + ")");
     if (op == "matmul" || op == "bmm") return "torch." + op + "(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ")";
     if (op == "linear")
       return "torch.linear(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ", " + optional_arg(n, 2) + ")";

@@ -7,6 +7,7 @@ namespace gbc {
 std::string SourceLoc::str() const {
   std::string s = file.empty() ? "<model>" : file;
   if (line > 0) s += ":" + std::to_string(line) + ":" + std::to_string(col);
+  if (!origin.empty()) s += " (python: " + origin + ")";
   return s;
 }
 

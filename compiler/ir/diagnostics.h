@@ -14,8 +14,12 @@ struct SourceLoc {
   std::string file;
   int line = 0;  // 1-based; 0 when unknown
   int col = 0;   // 1-based
+  /// Where an imported node came from in the user's own code ("resnet.py:92", from the
+  /// TorchScript source range; docs/importing.md); empty for nodes written in model.yaml.
+  std::string origin{};  // {}: loc{file, line, col} stays warning-free
   bool valid() const { return line > 0; }
-  /// "file:line:col", or the file alone when the position is unknown.
+  /// "file:line:col", or the file alone when the position is unknown; " (python: ORIGIN)" follows
+  /// when the node has an origin, so every report that names a node points at the user's code too.
   std::string str() const;
 };
 

@@ -75,6 +75,12 @@ std::string attr_str(const AttrValue& value) {
     std::string operator()(const SymShape& v) const { return shape_str(v); }
     std::string operator()(DType v) const { return std::string(dtype_name(v)); }
     std::string operator()(const Scalar& v) const { return v.str(); }
+    std::string operator()(const std::vector<double>& v) const {
+      std::string s = "[";
+      for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + Scalar::from_float(v[i]).str();
+      return s + "]";
+    }
+    std::string operator()(NoneAttr) const { return "null"; }
   };
   return std::visit(Visitor{}, value);
 }

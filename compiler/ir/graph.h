@@ -68,8 +68,13 @@ struct Arg {
   static Arg number(Scalar s) { Arg a; a.scalar = s; return a; }
 };
 
-/// Attribute values. `dim` may be an int or a list; shapes may hold symbolic dims.
-using AttrValue = std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, SymShape, DType, Scalar>;
+/// An argument of a generic `aten` op that is None (an absent optional: `bias: null`).
+struct NoneAttr {};
+
+/// Attribute values. `dim` may be an int or a list; shapes may hold symbolic dims. The float list
+/// and None occur only in the arguments of a generic `aten` op.
+using AttrValue = std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, SymShape, DType, Scalar,
+                               std::vector<double>, NoneAttr>;
 std::string attr_str(const AttrValue& value);
 
 struct Node;

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "compiler/ir/custom_ops.h"
+#include "compiler/ir/generic_op.h"
 #include "compiler/ir/op_schema.h"
 
 namespace gbc {
@@ -25,6 +26,7 @@ class Inferrer {
     // Unknown arguments come from nodes that already reported an error: stay quiet.
     for (const auto& a : n_.args)
       if (a.is_value() && !g_.type(a.value).known()) return set_unknown();
+    if (is_generic_op(n_)) return generic();
     std::optional<ValueType> out = infer();
     if (failed_ || !out) return set_unknown();
     if (!n_.outputs.empty()) g_.value(n_.outputs[0]).type = *out;
@@ -32,6 +34,36 @@ class Inferrer {
   }
 
  private:
+  // The typer runs the operator on meta tensors; it may give several results (aten::max.dim).
+  bool generic() {
+    const GenericOpTyper& typer = generic_op_typer();
+    if (!typer) {
+      error("generic ATen ops need LibTorch to infer their types, and this tool runs without it");
+      return set_unknown();
+    }
+    for (size_t i = 0; i < n_.args.size(); ++i)
+      if (is_number(i)) {
+        error("arg " + std::to_string(i + 1) + " is a number; a generic op's args are its tensors",
+              "write other arguments under attrs: by their schema names");
+        return set_unknown();
+      }
+    std::vector<ValueType> results;
+    try {
+      results = typer(g_, n_);
+    } catch (const std::invalid_argument& e) {
+      error(e.what());
+      return set_unknown();
+    }
+    if (results.size() != n_.outputs.size()) {
+      error(generic_op_name(n_) + " returns " + std::to_string(results.size()) + " results, the node names " +
+                std::to_string(n_.outputs.size()),
+            "give id: a list with one name per result");
+      return set_unknown();
+    }
+    for (size_t i = 0; i < results.size(); ++i) g_.value(n_.outputs[i]).type = results[i];
+    return true;
+  }
+
   bool set_unknown() {
     for (ValueId o : n_.outputs) g_.value(o).type = ValueType{};
     return false;

@@ -106,6 +106,11 @@ std::vector<OpSchema> build_table() {
                  "conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)",
                  "2-d convolution; input [N, C, H, W], weight [O, C/groups, kH, kW]"));
 
+  t.push_back(op("aten", OpClass::Extern, 0, -1, T, {required("schema", AttrType::String)},
+                 "aten(*tensors, schema, attrs={...})",
+                 "any ATen operator by its full schema string, run through the dispatcher (an extern call in gbc); "
+                 "args are its tensors, attrs its other arguments by name"));
+
   t.push_back(op("reshape", OpClass::View, 1, 1, T, {required("shape", AttrType::Shape)}, "reshape(self, shape)",
                  "new shape with the same number of elements; one entry may be -1"));
   t.push_back(op("permute", OpClass::View, 1, 1, T, {required("dims", AttrType::IntList)}, "permute(self, dims)",

@@ -1,5 +1,7 @@
 #include "compiler/ir/printer.h"
 
+#include "compiler/ir/generic_op.h"
+
 namespace gbc {
 namespace {
 
@@ -39,13 +41,14 @@ std::string print_node(const Graph& g, const Node& n) {
   for (size_t i = 0; i < n.outputs.size(); ++i)
     s += (i ? ", " : "") + g.name_of(n.outputs[i]) + ": " + g.type(n.outputs[i]).str();
   if (!n.outputs.empty()) s += " = ";
-  s += n.op + "(";
+  s += op_display_name(n) + "(";  // a generic op by its ATen name; its full schema is in model.yaml
   bool first = true;
   for (const auto& a : n.args) {
     s += (first ? "" : ", ") + arg_str(g, a);
     first = false;
   }
   for (const auto& [name, value] : n.attrs) {
+    if (is_generic_op(n) && name == kGenericSchemaAttr) continue;
     s += (first ? "" : ", ") + name + "=" + attr_str(value);
     first = false;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "compiler/ir/generic_op.h"
 #include "compiler/ir/op_schema.h"
 
 namespace gbc {
@@ -21,6 +22,10 @@ bool intersects(const std::set<ValueId>& a, const std::set<ValueId>& b) {
 bool has_side_effect(const Node& node) {
   const OpSchema* schema = find_op_schema(node.op);
   GBC_INTERNAL_ASSERT(schema != nullptr, "no schema for op '" + node.op + "'");
+  if (is_generic_op(node)) {
+    const GenericOpEffects e = generic_op_effects(node);
+    return e.mutates || e.random;
+  }
   switch (schema->cls) {
     case OpClass::Effect:
     case OpClass::InPlace:
@@ -32,6 +37,12 @@ bool has_side_effect(const Node& node) {
 
 std::vector<ValueId> mutated_args(const Node& node) {
   const OpSchema* schema = find_op_schema(node.op);
+  if (is_generic_op(node) && generic_op_effects(node).mutates) {  // which of its tensors: any, to be safe
+    std::vector<ValueId> tensors;
+    for (const auto& a : node.args)
+      if (a.is_value()) tensors.push_back(a.value);
+    return tensors;
+  }
   if (schema && schema->cls == OpClass::InPlace && !node.args.empty() && node.args[0].is_value())
     return {node.args[0].value};
   if (is_batch_norm_training(node) && node.args.size() == 5) return {node.args[3].value, node.args[4].value};
@@ -44,6 +55,10 @@ std::vector<ValueId> alias_sources(const Graph& graph, const Node& node) {
   std::vector<ValueId> tensors;
   for (const auto& a : node.args)
     if (a.is_value() && graph.type(a.value).is_tensor()) tensors.push_back(a.value);
+  if (is_generic_op(node)) {
+    const GenericOpEffects e = generic_op_effects(node);
+    return e.returns_alias || e.mutates ? tensors : std::vector<ValueId>{};
+  }
   switch (schema->cls) {
     case OpClass::View:
     case OpClass::Random:  // dropout returns its input when not training

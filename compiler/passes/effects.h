@@ -12,7 +12,8 @@ namespace gbc {
 
 /// Nodes that must run even when their output is unused, and never merge with another:
 /// print, in-place ops, batch_norm in training mode (running stats), dropout (it draws from the
-/// global generator), custom kernels (opaque).
+/// global generator), custom kernels (opaque), generic `aten` ops that write an argument or draw
+/// random numbers (generic_op_effects).
 bool has_side_effect(const Node& node);
 
 /// The values a node writes into: self of add_/mul_, running_mean and running_var of batch_norm

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "compiler/aten/eager_executor.h"
+#include "compiler/ir/generic_op.h"
 #include "compiler/ir/printer.h"
 
 namespace gbc {
@@ -40,7 +41,7 @@ class AtenRegion : public RegionExecutable {
     for (const Node& n : graph_.body.nodes) {
       StepDescription s;
       s.kind = StepDescription::Kind::Aten;
-      s.name = n.op;
+      s.name = op_display_name(n);
       s.nodes.push_back(print_node(graph_, n));
       s.locs.push_back(n.loc);
       d.steps.push_back(std::move(s));

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "compiler/aten/eager_executor.h"
+#include "compiler/ir/generic_op.h"
 #include "compiler/ir/printer.h"
 #include "compiler/runtime/aten_region.h"
 #include "compiler/runtime/region_graph.h"
@@ -228,7 +229,7 @@ ProgramDescription GraphRuntime::describe() const {
       const Node& n = g.body.nodes[i];
       sd.nodes.push_back(print_node(g, n));
       sd.node_names.push_back(n.output() == kNoValue ? "" : g.name_of(n.output()));
-      sd.ops.push_back(n.op);
+      sd.ops.push_back(op_display_name(n));
       sd.locs.push_back(n.loc);
     }
     for (ValueId v : seg.inputs) sd.inputs.push_back(g.name_of(v));

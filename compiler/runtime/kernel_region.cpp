@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "compiler/aten/aten_semantics.h"
+#include "compiler/ir/generic_op.h"
 #include "compiler/ir/printer.h"
 #include "compiler/kernel/specialize.h"
 #include "compiler/runtime/aten_region.h"
@@ -58,7 +59,7 @@ class KernelRegion : public RegionExecutable {
       }
       const Node& n = g.body.nodes[step.index];
       const char* kind = step.kind == Step::Kind::Extern ? "extern " : "aten ";
-      step_names_.push_back(options_.label + " " + kind + n.op + " [" + join(step_node_names(plan_, step)) + "]");
+      step_names_.push_back(options_.label + " " + kind + op_display_name(n) + " [" + join(step_node_names(plan_, step)) + "]");
     }
     const ParamSteps& folded = plan_.param_steps;
     if (folded.any()) {
@@ -132,7 +133,7 @@ class KernelRegion : public RegionExecutable {
         sd.kind = step.kind == Step::Kind::Extern    ? StepDescription::Kind::Extern
                   : step.kind == Step::Kind::Library ? StepDescription::Kind::Library
                                                      : StepDescription::Kind::Eager;
-        sd.name = n.op;
+        sd.name = op_display_name(n);
         sd.nodes.push_back(print_node(g, n));
         sd.locs.push_back(n.loc);
         sd.note = step.reason;

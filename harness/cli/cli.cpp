@@ -21,6 +21,8 @@ namespace {
 const std::vector<CommandSpec>& commands() {
   static const std::vector<CommandSpec> table = {
       {"check", "check a model: eager LibTorch against each compiled backend (the default command)", add_check_command},
+      {"import", "a TorchScript file (.pt) into a model folder: model.yaml and its weights, checked against TorchScript",
+       add_import_command},
       {"ops", "list the ops of the model format with their args and attributes", add_ops_command},
       {"explain", "what gbc made of a model: compiled graphs, graph breaks, kernels, fallbacks, recompiles",
        add_explain_command},
@@ -107,12 +109,13 @@ int cli_main(int argc, char** argv) {
 
   CLI::App app{"gbcheck: differential testing of ML graph compilers against eager LibTorch.\n\n"
                "  gbcheck MODEL.yaml [options]      check a model (same as `gbcheck check`)\n"
+               "  gbcheck MODEL.pt --input ...      import a TorchScript file in memory and check it\n"
                "  gbcheck COMMAND --help            options of a command\n"
                "  gbcheck --inject-fault list       the bugs --inject-fault plants in gbc (a testing aid)\n\n"
                "Exit codes: 0 pass, 1 divergence or failed expectation, 2 invalid model, config or usage,\n"
                "3 internal error (a gbcheck bug), 4 unusable environment (e.g. no GPU for device: cuda,\n"
                "no configs/ folder: see $GBCHECK_CONFIG_DIR).\n"
-               "Docs: docs/cli.md, docs/model-format.md, docs/configs.md.",
+               "Docs: docs/cli.md, docs/model-format.md, docs/importing.md, docs/configs.md.",
                "gbcheck"};
   app.set_version_flag("--version", std::string("gbcheck ") + kGbcheckVersion + " (LibTorch " + TORCH_VERSION +
                                         ", CUDA " + (at::hasCUDA() ? "available" : "not available") + ")");

@@ -79,16 +79,24 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep =
   return s;
 }
 
-// The model nodes a step computes, from its nodes' locations (passes keep a node's location on
-// everything it decomposes into): "a, y".
+// The model nodes a step computes: a step node that kept its model node's name is that node;
+// one a pass made (a decomposition) is found by its location, which passes keep on everything
+// they decompose into (an imported model's nodes may share one location): "a, y".
 std::vector<std::string> model_nodes(const SegmentDescription& seg, const StepDescription& step) {
   std::vector<std::string> out;
-  for (const SourceLoc& loc : step.locs) {
-    for (size_t i = 0; i < seg.locs.size(); ++i) {
-      if (seg.locs[i].str() != loc.str()) continue;
-      std::string name = seg.node_names[i].empty() ? seg.ops[i] : seg.node_names[i];
-      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  auto add = [&](size_t i) {
+    std::string name = seg.node_names[i].empty() ? seg.ops[i] : seg.node_names[i];
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  for (size_t k = 0; k < step.locs.size(); ++k) {
+    const std::string printed = k < step.nodes.size() ? step.nodes[k].substr(0, step.nodes[k].find(':')) : "";
+    auto same_name = std::find(seg.node_names.begin(), seg.node_names.end(), printed);
+    if (!printed.empty() && same_name != seg.node_names.end()) {
+      add(static_cast<size_t>(same_name - seg.node_names.begin()));
+      continue;
     }
+    for (size_t i = 0; i < seg.locs.size(); ++i)
+      if (seg.locs[i].str() == step.locs[k].str()) add(i);
   }
   return out;
 }
@@ -179,7 +187,9 @@ void print_explained(std::ostream& out, const Model& model, const RunOptions& op
 
 nlohmann::json loc_json(const SourceLoc& l) {
   if (!l.valid() && l.file.empty()) return nullptr;
-  return {{"file", l.file}, {"line", l.line}, {"col", l.col}};
+  nlohmann::json j = {{"file", l.file}, {"line", l.line}, {"col", l.col}};
+  if (!l.origin.empty()) j["python"] = l.origin;  // an imported node's line in the user's code
+  return j;
 }
 
 nlohmann::json step_json(const SegmentDescription& seg, const StepDescription& step) {

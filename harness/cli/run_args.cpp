@@ -13,6 +13,7 @@
 #include "compiler/support/log.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/cli/option_checks.h"
+#include "harness/import/torchscript_import.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_report.h"
 
@@ -79,6 +80,9 @@ void RunArgs::add_to(CLI::App& app, const RunArgsScope& scope) {
                  "print compiler events as they happen, like TORCH_LOGS: a comma-separated list of " + channels +
                      "or all (also $GBCHECK_LOGS)");
   app.add_flag("--verbose,-v", verbose, "more detail: every compile event, and info-level logging");
+  app.add_option("--input", import_inputs,
+                 "for a TorchScript model (.pt): forward's inputs in order, [NAME=]DTYPE[SHAPE] (docs/importing.md)");
+  app.add_option("--dim", import_dims, "for a TorchScript model: a symbolic size of the --input shapes, NAME=MIN:MAX");
   app.add_option("--inject-fault", inject_fault,
                  "TESTING AID: build gbc's kernels with a known bug (kinds: `gbcheck --inject-fault list`)");
 }
@@ -100,8 +104,30 @@ bool RunArgs::apply_logging() const {
   return true;
 }
 
+static bool is_torchscript_path(const std::string& path) {
+  for (const char* ext : {".pt", ".pth", ".ts"}) {
+    const std::string e(ext);
+    if (path.size() > e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0) return true;
+  }
+  return false;
+}
+
 Model RunArgs::load() const {
-  Model model = load_model_file(model_path);
+  if (!is_torchscript_path(model_path) && (!import_inputs.empty() || !import_dims.empty())) {
+    Diagnostics d;
+    d.error({"command line", 0, 0}, "--input and --dim describe a TorchScript model (.pt), not " + model_path,
+            "a model.yaml declares its inputs itself");
+    throw ModelError(d);
+  }
+  Model model;
+  if (is_torchscript_path(model_path)) {
+    ImportResult r = import_torchscript(model_path, parse_import_specs(import_inputs, import_dims));
+    if (!r.fidelity.identical) throw InternalError("import of " + model_path + " is not faithful: " + r.fidelity.detail);
+    model = std::move(r.model);
+    model.path = model_path;
+  } else {
+    model = load_model_file(model_path);
+  }
   if (seed) model.check.seed = static_cast<uint64_t>(*seed);
   if (std::string bad = tolerances.apply(model); !bad.empty()) {
     Diagnostics d;

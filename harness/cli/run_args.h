@@ -40,12 +40,16 @@ struct RunArgs {
   bool verbose = false;
   std::string inject_fault;  // testing aid (harness/cli/inject_fault.h); "" = off
   ToleranceArgs tolerances;
+  std::vector<std::string> import_inputs;  // --input, for a TorchScript model (docs/importing.md)
+  std::vector<std::string> import_dims;    // --dim
 
   /// Declares the options on a subcommand.
   void add_to(CLI::App& app, const RunArgsScope& scope = {});
   /// Sets up logging; returns false (after printing why) when the options are unusable.
   bool apply_logging() const;
-  /// Loads the model (ModelError on invalid input), applying --seed and the tolerance options.
+  /// Loads the model (ModelError on invalid input), applying --seed and the tolerance options. A
+  /// TorchScript file (.pt) is imported in memory with --input and --dim; an import that is not
+  /// faithful is InternalError.
   Model load() const;
   /// RunOptions from the model, overridden by the command line; validates backend names and the
   /// device. Returns the exit code to stop with, or nullopt to go on.

@@ -1,9 +1,11 @@
 #include "harness/inputs/input_generator.h"
 
+
 #include <ATen/ATen.h>
 #include <rapidcheck.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "compiler/aten/aten_convert.h"
 #include "harness/inputs/case_gen.h"
@@ -104,6 +106,13 @@ rc::Shrinkable<CaseRecipe> walk(const rc::Shrinkable<CaseRecipe>& root, const Sh
 
 uint64_t case_seed(uint64_t check_seed, int index) { return mix_seed(check_seed, static_cast<uint64_t>(index) + 1); }
 
+at::Tensor weights_tensor(const WeightValues& w, DType dtype, const std::vector<int64_t>& sizes, c10::Device device) {
+  at::Tensor t = at::empty(sizes, at::TensorOptions().dtype(to_aten(dtype)));
+  GBC_INTERNAL_ASSERT(static_cast<size_t>(t.nbytes()) == w.size, "weights of '" + w.tensor + "' do not fill the param");
+  std::memcpy(t.data_ptr(), w.data(), w.size);
+  return t.to(device);
+}
+
 at::Tensor draw_tensor(const ValueDist& dist, DType dtype, const std::vector<int64_t>& sizes, uint64_t seed,
                        c10::Device device) {
   Rng rng(seed);
@@ -184,7 +193,8 @@ TestCase InputGenerator::materialize(int index, uint64_t seed, const ShrinkPath&
     const TensorSpec& s = *specs[i];
     const std::vector<int64_t> sizes = concrete_shape(s.shape, tc.dims);
     if (s.is_param) {
-      at::Tensor t = draw_tensor(s.dist, s.dtype, sizes, mix_seed(model_.check.seed, 0x9a7a0000 + i), device_);
+      at::Tensor t = s.weights ? weights_tensor(*s.weights, s.dtype, sizes, device_)
+                               : draw_tensor(s.dist, s.dtype, sizes, mix_seed(model_.check.seed, 0x9a7a0000 + i), device_);
       tc.tensors.push_back(t);
       tc.bases.push_back(t);
       continue;

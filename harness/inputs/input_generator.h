@@ -65,6 +65,8 @@ class InputGenerator {
 
 uint64_t case_seed(uint64_t check_seed, int index);
 /// A contiguous tensor of `dtype` and `sizes` with values from `dist`, deterministic in `seed`.
+/// A param's values from its weights file (a fresh copy on `device`).
+at::Tensor weights_tensor(const WeightValues& weights, DType dtype, const std::vector<int64_t>& sizes, c10::Device device);
 at::Tensor draw_tensor(const ValueDist& dist, DType dtype, const std::vector<int64_t>& sizes, uint64_t seed,
                        c10::Device device);
 

@@ -2,6 +2,7 @@
 // values, and how to check the model (`check:`). Format: docs/model-format.md.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,17 @@ struct ValueDist {
   std::string str() const;  // as written in a model: "{dist: normal, mean: 0.0, std: 1.0}"
 };
 
+/// A param's trained values from a weights file (`values: {file: weights.safetensors, tensor: fc.weight}`,
+/// harness/model/weights_file.h): contiguous little-endian bytes of the spec's dtype and shape.
+struct WeightValues {
+  std::string file;    // as written in model.yaml (relative to its folder)
+  std::string tensor;  // the name in the file
+  std::shared_ptr<const std::string> storage;  // the bytes live at [offset, offset + size)
+  size_t offset = 0;
+  size_t size = 0;
+  const char* data() const { return storage->data() + offset; }
+};
+
 struct TensorSpec {
   std::string name;
   ValueId value = kNoValue;
@@ -30,6 +42,7 @@ struct TensorSpec {
   ValueDist dist;
   SourceLoc loc;
   bool is_param = false;
+  std::optional<WeightValues> weights;  // params only: fixed values instead of `dist`
 };
 
 struct Model {

@@ -6,10 +6,12 @@
 #include <map>
 #include <set>
 
+#include "compiler/ir/generic_op.h"
 #include "compiler/ir/infer.h"
 #include "compiler/ir/op_schema.h"
 #include "compiler/ir/yaml_reader.h"
 #include "harness/model/check_config_reader.h"
+#include "harness/model/weights_file.h"
 
 namespace gbc {
 namespace {
@@ -196,6 +198,7 @@ class ModelLoader {
   bool read_dist(const YAML::Node& v, TensorSpec& t) {
     std::string what = t.name + ".values";
     if (!r_.expect_map(v, what)) return false;
+    if (v["file"]) return read_weights(v, t);
     if (!v["dist"]) {
       r_.error(v, what + " needs dist", "one of normal, uniform, int, bernoulli, const");
       return false;
@@ -279,6 +282,59 @@ class ModelLoader {
     d.a = *a;
     d.b = *b;
     t.dist = d;
+    return true;
+  }
+
+  // values: {file: weights.safetensors, tensor: NAME}: the file is relative to the model's folder.
+  bool read_weights(const YAML::Node& v, TensorSpec& t) {
+    const std::string what = t.name + ".values";
+    r_.check_keys(v, {"file", "tensor"}, what);
+    if (!t.is_param) {
+      r_.error(v["file"], what + ": values from a weights file are for params", "inputs are drawn for every case");
+      return false;
+    }
+    auto file = r_.read_string(v["file"], what + ".file");
+    if (!file) return false;
+    if (!v["tensor"]) {
+      r_.error(v, what + " needs tensor: the name in " + *file);
+      return false;
+    }
+    auto tensor = r_.read_string(v["tensor"], what + ".tensor");
+    if (!tensor) return false;
+    const std::string& model_path = r_.file();
+    const size_t slash = model_path.find_last_of('/');
+    const std::string path = (*file)[0] == '/' || slash == std::string::npos ? *file : model_path.substr(0, slash + 1) + *file;
+    auto cached = weights_files_.find(path);
+    if (cached == weights_files_.end()) {
+      std::string why;
+      cached = weights_files_.emplace(path, read_weights_file(path, &why)).first;
+      weights_errors_[path] = why;
+    }
+    if (!cached->second) {
+      r_.error(v["file"], what + ": " + weights_errors_[path], "write it again with gbcheck import");
+      return false;
+    }
+    const WeightsFile& wf = *cached->second;
+    auto entry = wf.tensors.find(*tensor);
+    if (entry == wf.tensors.end()) {
+      std::vector<std::string> names;
+      for (const auto& [n, e] : wf.tensors) names.push_back(n);
+      std::string close = closest_name(*tensor, names);
+      r_.error(v["tensor"], what + ": " + *file + " has no tensor '" + *tensor + "'",
+               close.empty() ? "" : "did you mean '" + close + "'?");
+      return false;
+    }
+    const WeightsEntry& e = entry->second;
+    SymShape shape(e.shape.begin(), e.shape.end());
+    bool same_shape = shape.size() == t.shape.size();
+    for (size_t i = 0; same_shape && i < shape.size(); ++i) same_shape = t.shape[i].is_const() && t.shape[i].value() == e.shape[i];
+    if (!same_shape || e.dtype != t.dtype) {
+      r_.error(v["tensor"], what + ": tensor '" + *tensor + "' in " + *file + " is " +
+                                ValueType::tensor(e.dtype, shape).str() + ", the param is " +
+                                ValueType::tensor(t.dtype, t.shape).str());
+      return false;
+    }
+    t.weights = WeightValues{*file, *tensor, wf.bytes, e.offset, e.size};
     return true;
   }
 
@@ -439,6 +495,50 @@ class ModelLoader {
 
   void define(const std::string& name, ValueId v) { scopes_.back()[name] = v; }
 
+  // A generic op's non-tensor arguments, by their schema names: numbers, strings, lists of
+  // numbers, and null for None. The typer checks them against the schema.
+  void read_generic_attrs(const YAML::Node& v, Node& node) {
+    if (!r_.expect_map(v, "aten.attrs")) return;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
+      const YAML::Node value = it->second;
+      std::string what = "aten.attrs." + name;
+      if (!YamlReader::is_identifier(name) || name == kGenericSchemaAttr) {
+        r_.error(it->first, "'" + name + "' cannot name an argument", "attrs: holds the schema's argument names");
+        continue;
+      }
+      if (value.IsNull()) {
+        node.attrs[name] = NoneAttr{};
+      } else if (value.IsScalar()) {
+        auto n = YamlReader::parse_number(value);
+        if (n && n->kind == ScalarKind::Int) node.attrs[name] = n->i;
+        else if (n && n->kind == ScalarKind::Float) node.attrs[name] = n->f;
+        else if (n) node.attrs[name] = n->b;
+        else node.attrs[name] = value.Scalar();
+      } else if (value.IsSequence()) {
+        std::vector<int64_t> ints;
+        std::vector<double> floats;
+        bool all_int = true, ok = true;
+        for (const auto& item : value) {
+          auto n = YamlReader::parse_number(item);
+          if (!n || n->kind == ScalarKind::Bool) {
+            r_.error(item, what + ": list entries must be numbers");
+            ok = false;
+            break;
+          }
+          if (n->kind == ScalarKind::Float) all_int = false;
+          ints.push_back(n->to_int());
+          floats.push_back(n->to_double());
+        }
+        if (!ok) continue;
+        if (all_int) node.attrs[name] = ints;
+        else node.attrs[name] = floats;
+      } else {
+        r_.error(value, what + " must be a number, a string, a list of numbers or null");
+      }
+    }
+  }
+
   void read_node(const YAML::Node& yn, Block& block) {
     if (!r_.expect_map(yn, "a graph node")) return;
     Node node;
@@ -458,8 +558,10 @@ class ModelLoader {
       return define_unknown(yn);
     }
     node.op = *op;
-    std::vector<std::string> keys = {"id", "op", "args"};
+    const bool generic = node.op == kGenericOp;
+    std::vector<std::string> keys = {"id", "op", "args", "source"};
     for (const auto& a : schema->attrs) keys.push_back(a.name);
+    if (generic) keys.push_back("attrs");
     if (schema->cls == OpClass::Control) {
       keys.push_back("then");
       keys.push_back("else");
@@ -509,10 +611,33 @@ class ModelLoader {
       }
       if (auto v = read_attr(spec, yn[spec.name], *op)) node.attrs[spec.name] = *v;
     }
+    if (generic && yn["attrs"]) read_generic_attrs(yn["attrs"], node);
+    if (yn["source"]) {
+      if (auto s = r_.read_string(yn["source"], "source")) node.loc.origin = *s;
+    }
 
     // id and outputs
     std::string id;
-    if (yn["id"]) {
+    std::vector<std::string> extra_ids;  // a generic op's further results: id: [values, indices]
+    if (generic && yn["id"] && yn["id"].IsSequence()) {
+      std::vector<std::string> ids;
+      for (const auto& item : yn["id"]) {
+        auto s = r_.read_string(item, "id");
+        if (!s || !YamlReader::is_identifier(*s)) {
+          r_.error(item, "id '" + (s ? *s : std::string()) + "' is not an identifier");
+          continue;
+        }
+        if (auto prev = lookup(*s)) {
+          r_.error(item, "id '" + *s + "' is already defined at " + model_.graph.value(*prev).loc.str());
+          continue;
+        }
+        ids.push_back(*s);
+      }
+      if (!ids.empty()) {
+        id = ids[0];
+        extra_ids.assign(ids.begin() + 1, ids.end());
+      }
+    } else if (yn["id"]) {
       auto s = r_.read_string(yn["id"], "id");
       if (s) id = *s;
       if (!schema->produces_value) {
@@ -542,10 +667,12 @@ class ModelLoader {
     if (schema->produces_value && !out_name.empty()) {
       ValueId out = model_.graph.add_value(out_name, ValueType{}, node.loc);
       node.outputs.push_back(out);
+      for (const auto& extra : extra_ids) node.outputs.push_back(model_.graph.add_value(extra, ValueType{}, node.loc));
     }
     if (ok) infer_node_types(model_.graph, node, diags_);
     if (!node.outputs.empty()) {
       if (!id.empty()) define(id, node.outputs[0]);
+      for (size_t i = 0; i < extra_ids.size(); ++i) define(extra_ids[i], node.outputs[i + 1]);
       // An in-place op rebinds its self argument: later uses see the mutated tensor.
       if (schema->cls == OpClass::InPlace && !arg_names.empty() && lookup(arg_names[0]))
         define_in_owner_scope(arg_names[0], node.outputs[0]);
@@ -632,6 +759,8 @@ class ModelLoader {
   std::set<std::string> declared_dims_;  // under dims: (data-dependent dims come from nonzero)
   std::set<std::string> input_dims_;     // dims some graph input has: bound when the graph runs
   std::vector<std::map<std::string, ValueId>> scopes_;
+  std::map<std::string, std::optional<WeightsFile>> weights_files_;  // by path: params share a file
+  std::map<std::string, std::string> weights_errors_;
   std::multimap<std::string, SourceLoc> all_ids_;
 };
 

@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "compiler/ir/generic_op.h"
 #include "compiler/ir/op_schema.h"
 #include "compiler/ir/yaml_reader.h"
 
@@ -57,6 +58,11 @@ std::string attr_yaml(const AttrValue& v) {
   if (auto d = std::get_if<double>(&v)) return yaml_scalar(Scalar::from_float(*d));
   if (auto sh = std::get_if<SymShape>(&v)) return shape_yaml(*sh);
   if (auto str = std::get_if<std::string>(&v)) return yaml_string(*str);
+  if (auto fl = std::get_if<std::vector<double>>(&v)) {
+    std::vector<std::string> items;
+    for (double x : *fl) items.push_back(yaml_scalar(Scalar::from_float(x)));
+    return list(items);
+  }
   return attr_str(v);
 }
 
@@ -119,10 +125,31 @@ void write_block(const Graph& g, const Block& block, Namer& name, const std::str
       continue;
     }
     out << indent << "- {";
-    if (!n.outputs.empty() && !in_place) out << "id: " << name(n.outputs[0]) << ", ";
+    if (n.outputs.size() > 1) {
+      std::vector<std::string> ids;
+      for (ValueId o : n.outputs) ids.push_back(name(o));
+      out << "id: " << list(ids) << ", ";
+    } else if (!n.outputs.empty() && !in_place) {
+      out << "id: " << name(n.outputs[0]) << ", ";
+    }
     out << "op: " << n.op;
-    if (!args.empty()) out << ", args: " << list(args);
-    for (const auto& [k, v] : n.attrs) out << ", " << k << ": " << attr_yaml(v);
+    if (is_generic_op(n)) {
+      // The schema first, the tensors, then every other argument by name under attrs:.
+      out << ", schema: " << yaml_string(n.attr_string(kGenericSchemaAttr, ""));
+      if (!args.empty()) out << ", args: " << list(args);
+      std::vector<std::string> attrs;
+      for (const auto& [k, v] : n.attrs)
+        if (k != kGenericSchemaAttr) attrs.push_back(k + ": " + attr_yaml(v));
+      if (!attrs.empty()) {
+        out << ", attrs: {";
+        for (size_t i = 0; i < attrs.size(); ++i) out << (i ? ", " : "") << attrs[i];
+        out << "}";
+      }
+    } else {
+      if (!args.empty()) out << ", args: " << list(args);
+      for (const auto& [k, v] : n.attrs) out << ", " << k << ": " << attr_yaml(v);
+    }
+    if (!n.loc.origin.empty()) out << ", source: " << yaml_string(n.loc.origin);
     out << "}\n";
   }
 }
@@ -132,7 +159,8 @@ void write_specs(const std::vector<TensorSpec>& specs, const char* section, std:
   out << section << ":\n";
   for (const auto& s : specs) {
     out << "  " << s.name << ": {shape: " << shape_yaml(s.shape) << ", dtype: " << dtype_name(s.dtype);
-    if (s.dist.explicit_in_model) out << ", values: " << s.dist.str();
+    if (s.weights) out << ", values: {file: " << yaml_string(s.weights->file) << ", tensor: " << yaml_string(s.weights->tensor) << "}";
+    else if (s.dist.explicit_in_model) out << ", values: " << s.dist.str();
     out << "}\n";
   }
 }

@@ -42,6 +42,7 @@
 #include <ATen/ops/logsumexp.h>
 #include <ATen/ops/lt.h>
 #include <ATen/ops/matmul.h>
+#include <ATen/ops/max_pool2d.h>
 #include <ATen/ops/maximum.h>
 #include <ATen/ops/mean.h>
 #include <ATen/ops/minimum.h>
@@ -312,6 +313,12 @@ std::vector<OpCase> op_cases() {
                "  x: {shape: [1, 2, 6, 6], dtype: float32}\n  w: {shape: [4, 1, 2, 2], dtype: float32}\n",
                node("op: conv2d, args: [x, w], dilation: [2, 1], groups: 2"),
                [](const Inputs& in) { return at::conv2d(in[0], in[1], c10::nullopt, at::IntArrayRef{1}, at::IntArrayRef{0}, at::IntArrayRef{2, 1}, 2); }});
+  // The generic op: any ATen operator by its schema, run through the dispatcher.
+  c.push_back({"generic_max_pool2d_ceil", "  x: {shape: [1, 2, 5, 5], dtype: float32}\n",
+               node("op: aten, schema: \"aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+                    "int[2] dilation=1, bool ceil_mode=False) -> Tensor\", args: [x], "
+                    "attrs: {kernel_size: [2, 2], stride: [2, 2], ceil_mode: true}"),
+               [](const Inputs& in) { return at::max_pool2d(in[0], {2, 2}, {2, 2}, {0, 0}, {1, 1}, true); }});
 
   mark("extern");
 

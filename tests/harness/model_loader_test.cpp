@@ -172,7 +172,7 @@ check: {cases: -1}
 )");
   EXPECT_EQ(e,
             "m.yaml:4:5: error: sum: dim 7 is out of range for a 2-d tensor (expected -2..1)\n"
-            "m.yaml:5:34: error: relu: unknown key 'bogus'; hint: known keys: id, op, args\n"
+            "m.yaml:5:34: error: relu: unknown key 'bogus'; hint: known keys: id, op, args, source\n"
             "m.yaml:6:5: error: matmul: inner dimensions differ (3 vs 4); hint: the last dim of the first operand must "
             "equal the second-to-last dim of the second ([4, 3] @ [4, 3])\n"
             "m.yaml:8:16: error: check.cases must be between 1 and 1000000, got -1\n");

@@ -1,9 +1,11 @@
 // cse: identical pure nodes merge (including into branches from the enclosing block); effects,
-// host syncs, data-dependent ops, sibling branches, different numbers and written values do not.
+// host syncs, data-dependent ops, sibling branches, different numbers, written values and generic
+// ATen ops that are random or write their argument do not.
 #include "compiler/passes/cse.h"
 
 #include <gtest/gtest.h>
 
+#include "compiler/aten/aten_generic.h"
 #include "tests/passes/pass_test_util.h"
 
 namespace gbc {
@@ -105,6 +107,31 @@ graph:
 outputs: [a, b]
 )");
   EXPECT_EQ(ir(cse(g)), ir(g));
+}
+
+// Generic ATen ops merge when pure; one that draws random numbers (bernoulli, tagged
+// nondeterministic_seeded) or writes its argument (relu_, Tensor(a!)) is an effect.
+TEST(Cse, GenericAtenOpsMergeOnlyWhenPure) {
+  Graph g = graph_of(R"yaml(inputs: {x: {shape: [4], dtype: float32, values: {dist: uniform, low: 0.0, high: 1.0}}}
+graph:
+  - {id: h1, op: aten, schema: "aten::hardswish(Tensor self) -> Tensor", args: [x]}
+  - {id: h2, op: aten, schema: "aten::hardswish(Tensor self) -> Tensor", args: [x]}
+  - {id: r1, op: aten, schema: "aten::bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", args: [x]}
+  - {id: r2, op: aten, schema: "aten::bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", args: [x]}
+  - {id: e, op: exp, args: [x]}
+  - {id: m1, op: aten, schema: "aten::relu_(Tensor(a!) self) -> Tensor(a!)", args: [e]}
+  - {id: m2, op: aten, schema: "aten::relu_(Tensor(a!) self) -> Tensor(a!)", args: [e]}
+outputs: [h1, h2, r1, r2, m1, m2]
+)yaml");
+  const Node& bernoulli = g.body.nodes[2];
+  const Node& relu_ = g.body.nodes[5];
+  EXPECT_TRUE(generic_op_effects_of_schema(bernoulli).random);
+  EXPECT_TRUE(generic_op_effects_of_schema(relu_).mutates);
+  EXPECT_FALSE(generic_op_effects_of_schema(g.body.nodes[0]).mutates || generic_op_effects_of_schema(g.body.nodes[0]).random);
+  std::string out = ir(cse(g));
+  EXPECT_EQ(out.find("h2: "), std::string::npos) << out;  // merged into h1
+  EXPECT_NE(out.find("r2: "), std::string::npos) << out;
+  EXPECT_NE(out.find("m2: "), std::string::npos) << out;
 }
 
 }  // namespace

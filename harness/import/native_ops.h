@@ -1,0 +1,29 @@
+// Which ATen operators import as the model format's own ops (fusable by gbc): one table keyed by
+// the operator's name and overload ("aten::add.Tensor"), each entry naming the format's op, the
+// schema arguments passed as args, those that become attributes, and arguments that must hold a
+// given constant for the semantics to match (alpha=1, dtype=None). Every other operator, or one
+// whose constants differ, imports as a generic `aten` op. Test: tests/import/torchscript_import_test.cpp.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gbc {
+
+struct NativeRule {
+  std::string op;
+  /// Schema arguments passed as args, in order; a trailing '?' marks an optional tensor that,
+  /// when None, ends the list (linear's bias).
+  std::vector<std::string> args;
+  /// schema argument -> the format's attribute; a None value leaves the attribute out.
+  std::vector<std::pair<std::string, std::string>> attrs;
+  /// schema argument -> the constant it must hold, as an IValue prints ("1", "None", "False").
+  std::vector<std::pair<std::string, std::string>> require;
+};
+
+/// The table, by "aten::NAME" or "aten::NAME.OVERLOAD".
+const std::map<std::string, NativeRule>& native_rules();
+
+}  // namespace gbc

@@ -1,0 +1,217 @@
+// gbcheck import on TorchScript files that corpus/torchscript/make_models.py writes with random
+// weights (Debian's python3-torch; ci/lib/setup.sh installs it): each imports with the expected
+// split of native and generic ops, passes the fidelity check, survives the round trip through
+// model.yaml and weights.safetensors, and passes `gbcheck` eager vs gbc; a branch on data becomes
+// the format's if; explain names generic ops and their Python lines; bad input is exit 2 with its
+// exact message, and nothing is written half-way.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/aten/eager_executor.h"
+#include "compiler/ir/generic_op.h"
+#include "harness/import/model_dir.h"
+#include "harness/import/torchscript_import.h"
+#include "harness/inputs/input_generator.h"
+#include "harness/model/model_loader.h"
+#include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
+
+namespace gbc {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The TorchScript files, written once per test binary run.
+class TorchScriptImport : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new testing::TempDir("torchscript-import");
+    const std::string cmd = "/usr/bin/python3 " + std::string(GBCHECK_SOURCE_DIR) +
+                            "/corpus/torchscript/make_models.py " + dir_->path("pt") + " --resnet18";
+    made_ = testing::run_command(cmd);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  void SetUp() override {
+    if (made_.exit_code != 0 && made_.output.find("No module named 'torch") != std::string::npos)
+      GTEST_SKIP() << "/usr/bin/python3 has no torch: install python3-torch python3-torchvision (ci/lib/setup.sh)";
+    ASSERT_EQ(made_.exit_code, 0) << made_.output;
+  }
+
+  static std::string pt(const std::string& name) { return dir_->path("pt") + "/" + name + ".pt"; }
+  static ImportResult import(const std::string& name, std::vector<std::string> inputs, std::vector<std::string> dims = {}) {
+    return import_torchscript(pt(name), parse_import_specs(inputs, dims));
+  }
+  static int count_ops(const Model& m, const std::string& op) {
+    int n = 0;
+    for_each_node(m.graph.body, [&](const Node& node) { n += node.op == op; });
+    return n;
+  }
+  static std::vector<std::string> generic_names(const Model& m) {
+    std::vector<std::string> names;
+    for_each_node(m.graph.body, [&](const Node& node) {
+      if (is_generic_op(node)) names.push_back(generic_op_name(node));
+    });
+    return names;
+  }
+  testing::CommandResult gbcheck(const std::string& args) {
+    return testing::run_command("cd " + std::string(GBCHECK_SOURCE_DIR) + " && " + testing::built_binary("gbcheck") + " " + args);
+  }
+
+  static testing::TempDir* dir_;
+  static testing::CommandResult made_;
+};
+testing::TempDir* TorchScriptImport::dir_ = nullptr;
+testing::CommandResult TorchScriptImport::made_;
+
+TEST_F(TorchScriptImport, ConvBnReluImportsNativelyWithBatchNormKept) {
+  ImportResult r = import("conv_bn_relu", {"x=float32[1,3,16,16]"});
+  EXPECT_TRUE(r.fidelity.identical) << r.fidelity.detail;
+  EXPECT_EQ(r.generic_nodes, 0);
+  EXPECT_EQ(count_ops(r.model, "conv2d"), 1);
+  EXPECT_EQ(count_ops(r.model, "batch_norm"), 1);  // optimize_numerics off: not folded into the conv
+  EXPECT_EQ(count_ops(r.model, "relu"), 1);
+  ASSERT_EQ(r.model.params.size(), 6u);  // conv weight and bias, bn weight, bias, mean, var
+  for (const auto& p : r.model.params) EXPECT_TRUE(p.weights.has_value()) << p.name;
+  // Provenance: the node points at the Python line of make_models.py that called it.
+  bool has_origin = false;
+  for_each_node(r.model.graph.body, [&](const Node& n) {
+    has_origin = has_origin || n.loc.origin.find("make_models.py:") != std::string::npos;
+  });
+  EXPECT_TRUE(has_origin);
+}
+
+TEST_F(TorchScriptImport, ScriptedShapeChecksAndHelpersFold) {
+  ImportResult r = import("scripted", {"float32[2,8]"});
+  EXPECT_TRUE(r.fidelity.identical) << r.fidelity.detail;
+  EXPECT_EQ(count_ops(r.model, "linear"), 1);
+  EXPECT_EQ(count_ops(r.model, "tanh"), 1);
+  EXPECT_EQ(count_ops(r.model, "if"), 0);  // the checks on shapes were decided at import
+}
+
+TEST_F(TorchScriptImport, ScriptedRaiseForTheGivenShapeIsAnErrorAtItsPythonLine) {
+  try {
+    import("scripted", {"float32[2,6]"});
+    FAIL() << "expected a ModelError";
+  } catch (const ModelError& e) {
+    EXPECT_NE(e.diagnostics().str().find("the model raises an exception for these inputs"), std::string::npos)
+        << e.diagnostics().str();
+    EXPECT_NE(e.diagnostics().str().find("(python: "), std::string::npos) << e.diagnostics().str();
+  }
+}
+
+TEST_F(TorchScriptImport, BranchOnDataBecomesTheFormatsIf) {
+  ImportResult r = import("data_if", {"x=float32[3,5]"});
+  EXPECT_TRUE(r.fidelity.identical) << r.fidelity.detail;
+  ASSERT_EQ(count_ops(r.model, "if"), 1);
+  for_each_node(r.model.graph.body, [&](const Node& n) {
+    if (n.op != "if") return;
+    ASSERT_EQ(n.blocks.size(), 2u);
+    EXPECT_EQ(count_ops(r.model, "relu"), 1);
+    // The else branch returns x itself: the format wants a value defined in the branch.
+    ASSERT_EQ(n.blocks[1].nodes.size(), 1u);
+    EXPECT_EQ(generic_op_name(n.blocks[1].nodes[0]), "aten::clone");
+    EXPECT_NE(n.loc.origin.find("make_models.py:"), std::string::npos) << n.loc.origin;
+  });
+  // Several cases take both branches; eager and gbc agree on each.
+  testing::CommandResult check = gbcheck(pt("data_if") + " --input float32[3,5] --backend gbc --cases 6");
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+}
+
+TEST_F(TorchScriptImport, OpsTheFormatLacksBecomeGenericAtenOps) {
+  ImportResult r = import("generic", {"float32[1,4,8,8]"});
+  EXPECT_TRUE(r.fidelity.identical) << r.fidelity.detail;
+  std::vector<std::string> names = generic_names(r.model);
+  EXPECT_NE(std::find(names.begin(), names.end(), "aten::max_pool2d"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "aten::hardswish"), names.end());
+  EXPECT_EQ(r.generic_nodes, static_cast<int>(names.size()));
+  EXPECT_EQ(count_ops(r.model, "conv2d"), 1);
+  EXPECT_EQ(count_ops(r.model, "add"), 1);
+  // explain lists each as an extern call by its ATen name, with the user's Python line.
+  testing::CommandResult ex = gbcheck("explain " + pt("generic") + " --input float32[1,4,8,8] --cases 1");
+  ASSERT_EQ(ex.exit_code, 0) << ex.output;
+  for (const std::string& name : {"aten::max_pool2d", "aten::hardswish"}) {
+    const size_t at = ex.output.find("  extern " + name + " -> ");
+    ASSERT_NE(at, std::string::npos) << name << "\n" << ex.output;
+    const std::string line = ex.output.substr(at, ex.output.find('\n', at) - at);
+    EXPECT_NE(line.find("(python: "), std::string::npos) << line;
+    EXPECT_NE(line.find("make_models.py:"), std::string::npos) << line;
+  }
+}
+
+TEST_F(TorchScriptImport, RoundTripThroughModelYamlAndWeightsComputesTheSame) {
+  ImportResult r = import("mlp", {"x=float32[4,16]"});
+  ASSERT_TRUE(r.fidelity.identical) << r.fidelity.detail;
+  const std::string out = dir_->path("mlp-out");
+  write_model_dir(r.model, out, "test");
+  ASSERT_TRUE(fs::exists(out + "/weights.safetensors"));
+  Model loaded = load_model_file(out + "/model.yaml");
+  ASSERT_EQ(loaded.params.size(), r.model.params.size());
+  InputGenerator a(r.model, c10::Device(c10::DeviceType::CPU)), b(loaded, c10::Device(c10::DeviceType::CPU));
+  std::vector<at::Tensor> x = run_eager(r.model.graph, a.make_case(0).fresh_inputs());
+  std::vector<at::Tensor> y = run_eager(loaded.graph, b.make_case(0).fresh_inputs());
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_TRUE(x[i].equal(y[i]));
+}
+
+TEST_F(TorchScriptImport, Resnet18ImportsFaithfullyAndPassesEagerVsGbc) {
+  ImportResult r = import("resnet18", {"x=float32[1,3,64,64]"});
+  EXPECT_TRUE(r.fidelity.identical) << r.fidelity.detail;
+  EXPECT_EQ(count_ops(r.model, "conv2d"), 20);
+  EXPECT_EQ(count_ops(r.model, "batch_norm"), 20);
+  // 20 conv weights, 4 tensors per batch_norm and the fc's two, less the constants freezing pools
+  // (every batch_norm of a width starts with the same weight and bias).
+  EXPECT_GT(r.model.params.size(), 22u);
+  EXPECT_LE(r.model.params.size(), 102u);
+  for (const auto& p : r.model.params) EXPECT_TRUE(p.weights.has_value()) << p.name;
+  std::cout << "resnet18 import: " << r.seconds << " s, " << r.native_nodes << " native, " << r.generic_nodes << " generic\n";
+  const std::string out = dir_->path("resnet18");
+  testing::CommandResult imp = gbcheck("import " + pt("resnet18") + " --input x=float32[1,3,64,64] --out " + out);
+  ASSERT_EQ(imp.exit_code, 0) << imp.output;
+  EXPECT_NE(imp.output.find("fidelity: PASS 1 output bit-identical to TorchScript"), std::string::npos) << imp.output;
+  testing::CommandResult check = gbcheck(out + "/model.yaml --backend gbc --cases 2");
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+}
+
+TEST_F(TorchScriptImport, CheckImportsInMemoryWithEveryCheckOption) {
+  for (const char* name : {"conv_bn_relu", "mlp", "generic"}) {
+    std::string input = std::string(name) == "mlp" ? "float32[4,16]" : std::string(name) == "generic" ? "float32[1,4,8,8]" : "float32[1,3,16,16]";
+    testing::CommandResult r = gbcheck(pt(name) + " --input " + input + " --backend gbc --cases 3 --seed 7");
+    EXPECT_EQ(r.exit_code, 0) << name << "\n" << r.output;
+  }
+}
+
+TEST_F(TorchScriptImport, BadInputIsExit2WithItsMessageAndWritesNothing) {
+  const std::string bogus = dir_->file("bogus.pt", "not a zip file");
+  const std::string out = dir_->path("never");
+  struct Case {
+    std::string args;
+    std::string message;
+  };
+  std::ifstream full(pt("mlp"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(full)), std::istreambuf_iterator<char>());
+  const std::string truncated = dir_->file("truncated.pt", bytes.substr(0, bytes.size() / 2));
+  const std::vector<Case> cases = {
+      {bogus + " --input float32[4,16]", bogus + ": error: not a TorchScript file LibTorch can load: "},
+      {truncated + " --input float32[4,16]", truncated + ": error: not a TorchScript file LibTorch can load: "},
+      {pt("mlp") + " --input float32[4,16] --input float32[4,16]",
+       pt("mlp") + ": error: forward takes 1 inputs (x), --input gives 2; hint: give one --input"},
+      {pt("mlp") + " --input int64[4,16]", "error: aten::linear: mat1 and mat2 must have the same dtype"},
+      {pt("mlp") + " --input float32[4,16] --dim B=8:2",
+       "command line: error: --dim 'B=8:2': the range must be two sizes with 1 <= MIN <= MAX"},
+      {pt("mlp") + " --input float32[B,16]", "command line: error: --input 'float32[B,16]': dim 'B' is not declared"},
+      {pt("mlp") + " --input floaty[4,16]", "command line: error: --input 'floaty[4,16]': unknown dtype 'floaty'"},
+  };
+  for (const auto& c : cases) {
+    testing::CommandResult r = gbcheck("import " + c.args + " --out " + out);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(out)) << c.args;
+  }
+}
+
+}  // namespace
+}  // namespace gbc
