@@ -8,6 +8,8 @@
 #include "compiler/ir/op_schema.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/support/log.h"
+#include "compiler/backends/backend_registry.h"
+#include "harness/adapters/backends_config.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_report.h"
@@ -58,6 +60,9 @@ void RunArgs::add_to(CLI::App& app, bool model_required) {
                  "print compiler events as they happen, like TORCH_LOGS: a comma-separated list of graph_breaks, "
                  "recompiles, fallbacks, passes, kernels, guards, or all (also $GBCHECK_LOGS)");
   app.add_flag("--verbose,-v", verbose, "more detail: every compile event, and info-level logging");
+  app.add_option("--backends-config", backends_config,
+                 "a backends file (docs/adapters.md) whose adapters join those of configs/backends.yaml and "
+                 "$GBCHECK_BACKENDS_CONFIG");
   app.add_option("--inject-fault", inject_fault,
                  "TESTING AID: build gbc's kernels with a known bug (kinds: `gbcheck --inject-fault list`)");
 }
@@ -105,6 +110,7 @@ std::optional<int> RunArgs::resolve(const Model& model, RunOptions& out) const {
   out.backend_options.cache_dir = cache_dir;
   out.backend_options.use_cache = !no_cache;
 
+  register_external_backends(backends_config);
   Diagnostics d = validate_backends(model, out.backends, from_cli);
   Diagnostics oracles = validate_check_options(model);
   if (d.has_errors() || oracles.has_errors()) {
@@ -114,6 +120,14 @@ std::optional<int> RunArgs::resolve(const Model& model, RunOptions& out) const {
   if (!inject_fault.empty()) {
     if (auto stop = check_inject_fault(inject_fault, out.backends)) return stop;
     out.backend_options.inject_fault = inject_fault;
+  }
+  for (const std::string& b : out.backends) {
+    if (!is_external_backend(b)) continue;
+    std::string why = backend_unavailable_reason(b);
+    if (why.empty()) continue;
+    std::cerr << (from_cli ? std::string("command line") : model.check.loc_of("backends").str()) << ": error: backend " << b
+              << " cannot run here: " << why << "\n  `gbcheck backends` lists every backend and whether it can run\n";
+    return kExitEnvironment;
   }
   for (const std::string& b : out.backends) {
     if (b != "gbc-cudagraphs" || out.backend_options.device == "cuda") continue;
