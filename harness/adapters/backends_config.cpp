@@ -25,14 +25,15 @@ struct BackendEntry {
   AdapterRequirements requires;
 };
 
-std::vector<ConfigProblem> entry_problems(const BackendEntry& e) {
+std::vector<ConfigProblem> entry_problems(const std::string& name, const BackendEntry& e) {
   std::vector<ConfigProblem> out;
-  if (e.command.empty()) out.push_back({{"command"}, "command is empty: name the program that runs the adapter"});
-  if (e.timeout_s <= 0) out.push_back({{"timeout_s"}, "timeout_s must be positive"});
-  if (e.startup_timeout_s <= 0) out.push_back({{"startup_timeout_s"}, "startup_timeout_s must be positive"});
-  if (e.memory_mb < 0) out.push_back({{"memory_mb"}, "memory_mb must be 0 (no limit) or positive"});
+  const std::string b = "backend " + name + ": ";
+  if (e.command.empty()) out.push_back({{"command"}, b + "command is empty: name the program that runs the adapter"});
+  if (e.timeout_s <= 0) out.push_back({{"timeout_s"}, b + "timeout_s must be positive"});
+  if (e.startup_timeout_s <= 0) out.push_back({{"startup_timeout_s"}, b + "startup_timeout_s must be positive"});
+  if (e.memory_mb < 0) out.push_back({{"memory_mb"}, b + "memory_mb must be 0 (no limit) or positive"});
   if (!e.requires.device.empty() && e.requires.device != "cpu" && e.requires.device != "cuda")
-    out.push_back({{"requires.device"}, "requires.device must be cpu or cuda, got '" + e.requires.device + "'"});
+    out.push_back({{"requires.device"}, b + "requires.device must be cpu or cuda, got '" + e.requires.device + "'"});
   return out;
 }
 
@@ -90,7 +91,7 @@ std::vector<AdapterSpec> read_backends_config(const std::string& text, const std
             r.error(item.first, "backend " + *name + " has no command", "command: the program that runs the adapter");
             continue;
           }
-          report_config_problems(in, "backend " + *name + ": ", entry_problems(e));
+          report_config_problems(in, "", entry_problems(*name, e));
           AdapterSpec s;
           s.name = *name;
           s.description = e.description;
