@@ -218,6 +218,29 @@ def aten_calls(source):
     return re.sub(r"\btorch\.([A-Za-z_][A-Za-z0-9_]*)\(", spell, source)
 
 
+_custom_ops = []
+
+
+def register_custom_ops():
+    """The model format's custom kernels (compiler/ir/custom_ops.cpp) as torch.ops.gbcheck.*, with
+    the reference's semantics (compiler/aten/custom_kernels.cpp), so that models using them run in
+    eager Python, TorchScript and dynamo. Composite: compilers may see through them."""
+    import torch
+    if _custom_ops:
+        return
+    lib = torch.library.Library("gbcheck", "DEF")
+    kernels = {
+        "scaled_tanh(Tensor a0) -> Tensor": lambda x: torch.tanh(x / 2) * 2,
+        "row_l2_normalize(Tensor a0) -> Tensor":
+            lambda x: x / torch.clamp_min(torch.linalg.vector_norm(x, 2, [-1], True), 1e-12),
+        "bias_relu(Tensor a0, Tensor a1) -> Tensor": lambda x, b: torch.relu(x + b),
+    }
+    for schema, fn in kernels.items():
+        lib.define(schema)
+        lib.impl(schema.split("(")[0], fn, "CompositeImplicitAutograd")
+    _custom_ops.append(lib)
+
+
 # ---- the loop ----
 
 class Adapter:
@@ -275,6 +298,7 @@ def serve(adapter, channel):
         channel.send({"type": "error", "kind": "protocol", "message": "expected hello with protocol " + PROTOCOL})
         return
     adapter.hello_msg = msg
+    register_custom_ops()
     adapter.start()
     channel.send(dict({"type": "hello", "protocol": PROTOCOL, "adapter": adapter.name}, versions=adapter.versions()))
     models = {}

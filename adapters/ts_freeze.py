@@ -10,6 +10,7 @@ optimized graph is the one checked. What could not be done is a fallback event:
   FB201  scripting or tracing failed: the case ran eagerly in Python
   FB202  optimize_for_inference failed: the frozen module ran without it
   RC201  (trace mode) a new input signature was traced again
+  RC202  the params changed (their shapes follow the case's dims): frozen again
 Run by gbcheck as `python3 ts_freeze.py [--mode script|trace]`.
 """
 
@@ -114,6 +115,9 @@ class Compiled:
             return list(self.model.python_function()(*inputs))
         key = params_digest(params)
         if self.params_key != key:  # params are frozen into the module: new values, new module
+            if self.params_key is not None:
+                self.model.event("recompile", "RC202", "ts-freeze froze the module again: the params changed (shapes %s)" %
+                                 [list(p.shape) for p in params], "params whose shapes use dims differ from case to case")
             self.params_key = key
             self.modules.clear()
             self.warmed.clear()
