@@ -5,7 +5,7 @@
 // events mapped onto the model's nodes. Any failure of the adapter (crash, hang, memory,
 // garbage, an error it reports) is raised from run() as one line naming what went wrong, so the
 // check counts it as a failure of this backend; the adapter's stderr goes to the log.
-// Test: tests/adapters/adapter_backend_test.cpp.
+// Test: tests/adapters/adapter_failures_test.cpp (through gbcheck, with broken adapters).
 #pragma once
 
 #include <memory>

@@ -172,6 +172,10 @@ bool AdapterProcess::reap(bool block) {
 
 void AdapterProcess::kill_and_reap() {
   if (reaped_ || pid_ <= 0) return;
+  // End of input first: an adapter that is listening leaves by itself and cleans up after itself
+  // (its scratch files); one that is not gets a moment, then SIGKILL.
+  close_fd(in_);
+  for (int i = 0; i < 50 && !reap(false); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   if (!reap(false)) {
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);

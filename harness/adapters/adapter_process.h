@@ -33,8 +33,8 @@ class AdapterProcess {
   /// Reads exactly n bytes into out (on Closed or Timeout, out holds what came).
   Io read_exact(size_t n, std::string& out, Clock::time_point deadline);
 
-  /// Kills the process group (if still running) and reaps the process; how it ended, as
-  /// ended_how() says. Idempotent.
+  /// Closes its stdin, gives it half a second to leave, then kills the process group and reaps
+  /// the process; how it ended, as ended_how() says. Idempotent.
   void kill_and_reap();
   /// After Closed: gives the process `grace` to exit by itself, then kills it. How it ended.
   std::string wait_exit(std::chrono::milliseconds grace);

@@ -4,7 +4,7 @@
 // the adapter's stderr; the failed session is then dead and a new one is started for the next
 // request (adapter_session()). Sessions are shared per backend within a process, so that fresh
 // backends (shrinking, reduction) reuse the started interpreter and only send a new model.
-// Test: tests/adapters/adapter_backend_test.cpp.
+// Test: tests/adapters/adapter_failures_test.cpp (through gbcheck, with broken adapters).
 #pragma once
 
 #include <ATen/core/Tensor.h>

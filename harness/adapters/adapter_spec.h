@@ -1,5 +1,6 @@
 // An external backend as configs/backends.yaml defines it (harness/adapters/backends_config.h
 // reads it): the adapter command, its limits and what it needs to run. Plain data.
+// Test: tests/adapters/backends_config_test.cpp.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // `gbcheck backends [--backends-config FILE] [--json]`: every backend a command can name: the
 // built-in ones, then the adapters of configs/backends.yaml, $GBCHECK_BACKENDS_CONFIG and FILE,
 // each with whether it can run here and, when not, why (the adapter's probe, adapter_probe.h).
-// Test: tests/adapters/backends_command_test.cpp.
+// Test: tests/adapters/python_adapters_test.cpp.
 #include <iostream>
 #include <nlohmann/json.hpp>
 

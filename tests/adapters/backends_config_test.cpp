@@ -1,10 +1,12 @@
-// harness/adapters/backends_config.h and adapter_probe.h: configs/backends.yaml-shaped files read
-// into adapter specs with placeholders resolved, their mistakes reported at file:line:col, and a
-// probe's answer checked against a backend's requirements.
+// harness/adapters/backends_config.h, adapter_probe.h and compiler/backends/backend_registry.h:
+// configs/backends.yaml-shaped files read into adapter specs with placeholders resolved, their
+// mistakes reported at file:line:col, a probe's answer checked against a backend's requirements,
+// and backends registered at run time next to the built-in ones.
 #include "harness/adapters/backends_config.h"
 
 #include <gtest/gtest.h>
 
+#include "compiler/backends/backend_registry.h"
 #include "compiler/ir/diagnostics.h"
 #include "harness/adapters/adapter_frames.h"
 #include "harness/adapters/adapter_probe.h"
@@ -64,6 +66,27 @@ TEST(BackendsConfig, TheShippedFileDefinesTheShippedAdapters) {
   for (const auto& s : specs) names.push_back(s.name);
   for (const char* n : {"ts-freeze", "nnc-py", "inductor", "aot-eager"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+}
+
+// compiler/backends/backend_registry.h: registered backends join the registry after the built-in
+// ones, with their availability; a built-in name cannot be taken.
+TEST(BackendRegistry, RegisteredBackendsJoinTheBuiltInOnes) {
+  const size_t before = backend_registry().size();
+  register_backend({"test-only-adapter", "a test's backend", [] { return std::unique_ptr<Backend>(); }},
+                   [] { return std::string("not here"); });
+  ASSERT_NE(find_backend("test-only-adapter"), nullptr);
+  EXPECT_EQ(backend_registry().size(), before + 1);
+  EXPECT_EQ(backend_registry().back().name, "test-only-adapter");
+  EXPECT_TRUE(is_external_backend("test-only-adapter"));
+  EXPECT_FALSE(is_external_backend("gbc"));
+  EXPECT_EQ(backend_unavailable_reason("test-only-adapter"), "not here");
+  EXPECT_EQ(backend_unavailable_reason("gbc"), "");
+  // A second registration replaces the first.
+  register_backend({"test-only-adapter", "again", [] { return std::unique_ptr<Backend>(); }}, [] { return std::string(); });
+  EXPECT_EQ(backend_registry().size(), before + 1);
+  EXPECT_EQ(find_backend("test-only-adapter")->description, "again");
+  EXPECT_EQ(backend_unavailable_reason("test-only-adapter"), "");
+  EXPECT_THROW(register_backend({"nnc", "", nullptr}, nullptr), std::invalid_argument);
 }
 
 TEST(AdapterProbe, RequirementsAreCheckedAgainstTheProbe) {
