@@ -36,6 +36,8 @@ const std::vector<CommandSpec>& commands() {
       {"fuzz", "fuzz compilers with generated graphs: crash-isolated checks, deduplicated and reduced failures (docs/fuzzing.md)",
        add_fuzz_command},
       {"db", "the fuzz store: merge shards, report new signatures (--junit), mark fixed ones", add_db_command},
+      {"backends", "list the backends: built-in ones and the adapters of configs/backends.yaml, whether each can run here",
+       add_backends_command},
       {"repro", "write a folder that reproduces a failing case without gbcheck (repro.cpp, repro.py, inputs)",
        add_repro_command},
   };

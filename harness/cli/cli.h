@@ -31,5 +31,6 @@ std::function<int()> add_repro_command(CLI::App& sub);
 std::function<int()> add_fuzz_command(CLI::App& sub);
 std::function<int()> add_db_command(CLI::App& sub);
 std::function<int()> add_import_command(CLI::App& sub);
+std::function<int()> add_backends_command(CLI::App& sub);
 
 }  // namespace gbc

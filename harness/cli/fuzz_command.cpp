@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "compiler/passes/pass_manager.h"
+#include "harness/adapters/backends_config.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/cli/option_checks.h"
@@ -30,12 +31,14 @@ namespace {
 // file:line:col is known. Returns the exit code to stop with, or nullopt to go on.
 struct GeneratorArgs {
   std::string fuzz_config;
+  std::string backends_config;
   std::vector<std::string> backends;
   std::optional<int> min_nodes, max_nodes, graph_cases;
   bool no_breaks = false;
 
   std::optional<int> apply(FuzzOptions& f) const {
     FuzzConfig config = load_fuzz_config(fuzz_config);
+    register_external_backends(backends_config);
     graph_pipeline();  // read here: an error in it is the run's, not every graph's check
     f.generator = config.generator;
     f.generator.cases = graph_cases.value_or(config.campaign.graph_cases);
@@ -89,6 +92,8 @@ std::function<int()> add_fuzz_command(CLI::App& sub) {
   sub.add_flag("--resume", f.resume, "continue the unfinished run in DIR with its stored settings");
   sub.add_option("--fuzz-config", g.fuzz_config,
                  "a fuzz config whose keys override configs/fuzz.yaml's (generator settings, op weights; docs/configs.md)");
+  sub.add_option("--backends-config", g.backends_config,
+                 "a backends file whose adapters join configs/backends.yaml's (docs/adapters.md)");
   sub.add_option("--min-nodes", g.min_nodes, "fewest nodes per graph (default: the fuzz config's)")->check(whole_number(1, 100000));
   sub.add_option("--max-nodes", g.max_nodes, "most nodes per graph (default: the fuzz config's)")->check(whole_number(1, 100000));
   sub.add_option("--graph-cases", g.graph_cases, "input cases checked per graph (check.cases; default: campaign.graph_cases)")

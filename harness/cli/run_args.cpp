@@ -11,6 +11,8 @@
 #include "compiler/ir/op_schema.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/support/log.h"
+#include "compiler/backends/backend_registry.h"
+#include "harness/adapters/backends_config.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/cli/option_checks.h"
 #include "harness/import/torchscript_import.h"
@@ -83,6 +85,9 @@ void RunArgs::add_to(CLI::App& app, const RunArgsScope& scope) {
   app.add_option("--input", import_inputs,
                  "for a TorchScript model (.pt): forward's inputs in order, [NAME=]DTYPE[SHAPE] (docs/importing.md)");
   app.add_option("--dim", import_dims, "for a TorchScript model: a symbolic size of the --input shapes, NAME=MIN:MAX");
+  app.add_option("--backends-config", backends_config,
+                 "a backends file (docs/adapters.md) whose adapters join those of configs/backends.yaml and "
+                 "$GBCHECK_BACKENDS_CONFIG");
   app.add_option("--inject-fault", inject_fault,
                  "TESTING AID: build gbc's kernels with a known bug (kinds: `gbcheck --inject-fault list`)");
 }
@@ -163,6 +168,7 @@ std::optional<int> RunArgs::resolve(const Model& model, RunOptions& out) const {
   out.backend_options.cache_dir = cache_dir;
   out.backend_options.use_cache = !no_cache;
 
+  register_external_backends(backends_config);
   Diagnostics d = validate_backends(model, out.backends, from_cli);
   Diagnostics oracles = validate_check_options(model);
   if (d.has_errors() || oracles.has_errors()) {
@@ -172,6 +178,14 @@ std::optional<int> RunArgs::resolve(const Model& model, RunOptions& out) const {
   if (!inject_fault.empty()) {
     if (auto stop = check_inject_fault(inject_fault, out.backends)) return stop;
     out.backend_options.inject_fault = inject_fault;
+  }
+  for (const std::string& b : out.backends) {
+    if (!is_external_backend(b)) continue;
+    std::string why = backend_unavailable_reason(b);
+    if (why.empty()) continue;
+    std::cerr << (from_cli ? std::string("command line") : model.check.loc_of("backends").str()) << ": error: backend " << b
+              << " cannot run here: " << why << "\n  `gbcheck backends` lists every backend and whether it can run\n";
+    return kExitEnvironment;
   }
   for (const std::string& b : out.backends) {
     if (b != "gbc-cudagraphs" || out.backend_options.device == "cuda") continue;

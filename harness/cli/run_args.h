@@ -38,6 +38,7 @@ struct RunArgs {
   bool no_cache = false;
   std::string log_channels;
   bool verbose = false;
+  std::string backends_config;  // --backends-config: adapters on top of configs/backends.yaml
   std::string inject_fault;  // testing aid (harness/cli/inject_fault.h); "" = off
   ToleranceArgs tolerances;
   std::vector<std::string> import_inputs;  // --input, for a TorchScript model (docs/importing.md)

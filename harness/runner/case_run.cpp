@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "compiler/aten/eager_executor.h"
+#include "compiler/backends/backend_process_error.h"
 #include "compiler/cuda/cuda_driver.h"
 #include "compiler/passes/upcast_fp64.h"
 #include "harness/inputs/rng.h"
@@ -216,6 +217,9 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
           pr.error_loc = e.loc();
         } catch (const InternalError&) {
           throw;
+        } catch (const BackendProcessError& e) {
+          pr.error = first_line(e.what());
+          pr.process_failure = true;
         } catch (const c10::Error& e) {
           pr.error = first_line(e.what());
         } catch (const std::exception& e) {

@@ -26,6 +26,7 @@ struct PathUnderTest {
 struct PathResult {
   std::string error;  // the path raised
   SourceLoc error_loc;
+  bool process_failure = false;  // the error is a BackendProcessError: not shrunk
   std::vector<OutputCheck> checks;  // every judged tensor, passing or not
   std::vector<DriftStep> drift;     // per step, with check.iterations
   std::vector<std::string> notes;

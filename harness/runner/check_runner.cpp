@@ -76,6 +76,10 @@ CaseFailure make_failure(const TestCase& tc, const PathResult& r) {
 // counts when the path raises again (if it raised) or one of the same oracles fails again.
 void shrink_failure(const Model& model, const RunOptions& opt, const BackendInfo& info, const InputGenerator& gen,
                     CaseRunner& runner, const TestCase& tc, const PathResult& original, CaseFailure& f) {
+  if (original.process_failure) {
+    f.shrink_note = "not shrunk: " + info.name + "'s process failed, and every try would start it again; replay the case with --case";
+    return;
+  }
   const bool raised = !original.error.empty();
   const std::vector<std::string> oracles = original.failed_oracles();
   std::optional<PathResult> last;

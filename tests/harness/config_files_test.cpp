@@ -16,6 +16,7 @@
 #include "compiler/passes/pass_manager.h"
 #include "compiler/passes/pipeline_config.h"
 #include "compiler/support/config_dir.h"
+#include "harness/adapters/backends_config.h"
 #include "harness/fuzz/fuzz_config.h"
 #include "harness/reduce/reduce_config.h"
 
@@ -36,6 +37,7 @@ const std::map<std::string, std::function<void(const std::string&)>>& readers() 
       {"fuzz", [](const std::string& path) { load_fuzz_config(path); }},
       {"reduce", [](const std::string& path) { load_reduce_config(path); }},
       {"pipeline", [](const std::string& path) { load_pipeline_config(path, registered_graph_passes()); }},
+      {"backends", [](const std::string& path) { read_backends_config(read_config_file(path), path); }},
   };
   return table;
 }

@@ -1,0 +1,256 @@
+#include "harness/adapters/adapter_backend.h"
+
+#include <ATen/core/Generator.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+
+#include <iostream>
+#include <optional>
+#include <set>
+
+#include "compiler/aten/aten_convert.h"
+#include "compiler/backends/backend_process_error.h"
+#include "compiler/backends/torchscript_emitter.h"
+#include "compiler/ir/op_schema.h"
+#include "harness/adapters/adapter_session.h"
+#include "harness/model/model_writer.h"
+#include "harness/repro/repro_sources.h"
+
+namespace gbc {
+namespace {
+
+nlohmann::json tensor_type_json(const std::string& name, const ValueType& t) {
+  std::vector<std::string> shape;
+  for (const auto& d : t.shape) shape.push_back(d.str());
+  return {{"name", name}, {"dtype", std::string(dtype_name(t.dtype))}, {"shape", shape}};
+}
+
+// The graph as a model.yaml (without check: section and value distributions, which only gbcheck
+// uses): the form an adapter that reads models rather than TorchScript gets.
+std::string graph_yaml(const Graph& graph) {
+  Model m;
+  m.name = graph.name;
+  m.graph = graph;
+  for (const GraphInput& in : graph.inputs) {
+    TensorSpec s;
+    s.name = graph.name_of(in.value);
+    s.value = in.value;
+    s.dtype = graph.type(in.value).dtype;
+    s.shape = graph.type(in.value).shape;
+    s.dist = ValueDist::default_for(s.dtype);
+    s.is_param = in.role == GraphInput::Role::Param;
+    (s.is_param ? m.params : m.inputs).push_back(s);
+  }
+  WriteOptions w;
+  w.write_check = false;
+  return write_model_yaml(m, w);
+}
+
+bool mutates_inputs(const Graph& graph) {
+  bool mutates = false;
+  for_each_node(graph.body, [&](const Node& n) {
+    const OpSchema* s = find_op_schema(n.op);
+    if (s && (s->cls == OpClass::InPlace || (n.op == "batch_norm" && n.attr_bool("training", false)))) mutates = true;
+  });
+  return mutates;
+}
+
+std::optional<CompileEvent::Kind> event_kind(const std::string& kind) {
+  if (kind == "graph_break") return CompileEvent::Kind::GraphBreak;
+  if (kind == "fallback") return CompileEvent::Kind::Fallback;
+  if (kind == "recompile") return CompileEvent::Kind::Recompile;
+  return std::nullopt;
+}
+
+std::string shape_text(const at::Tensor& t) {
+  std::string s = std::string(dtype_name(from_aten(t.scalar_type()))) + "[";
+  for (size_t i = 0; i < t.sizes().size(); ++i) s += (i ? ", " : "") + std::to_string(t.sizes()[i]);
+  return s + "]";
+}
+
+class AdapterBackend : public Backend {
+ public:
+  explicit AdapterBackend(AdapterSpec spec) : spec_(std::move(spec)) {}
+  ~AdapterBackend() override {
+    if (session_ && model_id_) session_->notify({{"type", "drop"}, {"model_id", model_id_}});
+  }
+
+  std::string name() const override { return spec_.name; }
+
+  void prepare(const Graph& graph, const BackendOptions& options) override {
+    graph_ = graph;
+    options_ = options;
+    stats_ = BackendStats{};
+    failure_.reset();
+    try {
+      program_ = emit_torchscript(graph, TorchScriptOptions{options.device});
+    } catch (const TorchScriptEmitError& e) {
+      failure_ = spec_.name + " cannot run this model: gbcheck cannot write it as TorchScript (" + std::string(e.what()) + ")";
+      return;
+    }
+    try {
+      connect();
+    } catch (const AdapterFailure& f) {
+      failure_ = f.what();
+      log_failure(f);
+    }
+  }
+
+  std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs) override {
+    if (failure_) throw BackendProcessError(*failure_);
+    try {
+      // An adapter that failed on the last case is started afresh once; one that fails again
+      // would only fail every later case the same way, each after a start-up.
+      if (!session_ || !session_->usable()) {
+        if (process_failures_ >= 2)
+          throw BackendProcessError("adapter " + spec_.name + " not started again: it failed on " + std::to_string(process_failures_) +
+                                    " cases in a row (" + last_failure_ + ")");
+        connect();
+      }
+      std::vector<at::Tensor> outputs = run_case(inputs);
+      process_failures_ = 0;
+      return outputs;
+    } catch (const AdapterFailure& f) {
+      log_failure(f);
+      if (f.kind == AdapterFailure::Kind::Raised) throw std::runtime_error(f.what());
+      ++process_failures_;
+      last_failure_ = f.what();
+      throw BackendProcessError(f.what());
+    }
+  }
+
+  const BackendStats& stats() const override { return stats_; }
+
+ private:
+  nlohmann::json hello() const {
+    return {{"backend", spec_.name},
+            {"device", options_.device},
+            {"options",
+             {{"dynamic", options_.dynamic},
+              {"cache_size_limit", options_.cache_size_limit},
+              {"capture_scalar_outputs", options_.capture_scalar_outputs}}}};
+  }
+
+  // Sends the model to the backend's session (starting one if needed) and takes its answer.
+  void connect() {
+    session_ = adapter_session(spec_, hello());
+    static int64_t next_id = 0;
+    model_id_ = ++next_id;
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const GraphInput& in : graph_.inputs) {
+      nlohmann::json j = tensor_type_json(graph_.name_of(in.value), graph_.type(in.value));
+      j["param"] = in.role == GraphInput::Role::Param;
+      inputs.push_back(j);
+    }
+    nlohmann::json outputs = nlohmann::json::array();
+    for (ValueId v : graph_.outputs) outputs.push_back(tensor_type_json(graph_.name_of(v), graph_.type(v)));
+    nlohmann::json model = {{"type", "model"},
+                            {"model_id", model_id_},
+                            {"name", graph_.name},
+                            {"model_yaml", graph_yaml(graph_)},
+                            {"torchscript", program_.source},
+                            {"python", python_dtypes(program_.source)},
+                            {"inputs", inputs},
+                            {"outputs", outputs},
+                            {"mutates_inputs", mutates_inputs(graph_)}};
+    AdapterMessage ready = session_->request(model, {}, "ready", "the model");
+    take_report(ready.control);
+  }
+
+  std::vector<at::Tensor> run_case(const std::vector<at::Tensor>& inputs) {
+    const bool give_back = mutates_inputs(graph_);
+    ++cases_;
+    nlohmann::json run = {{"type", "run"}, {"model_id", model_id_}, {"case", cases_},
+                          {"seed", at::detail::getDefaultCPUGenerator().current_seed()}, {"return_inputs", give_back}};
+    const std::string what = "case " + std::to_string(cases_);
+    AdapterMessage answer = session_->request(run, inputs, "outputs", what);
+    take_report(answer.control);
+    const size_t n_out = graph_.outputs.size();
+    const size_t expected = n_out + (give_back ? inputs.size() : 0);
+    if (answer.tensors.size() != expected)
+      throw AdapterFailure(AdapterFailure::Kind::Protocol,
+                           "adapter " + spec_.name + " protocol error: answered " + what + " with " + std::to_string(answer.tensors.size()) +
+                               " tensors, expected " + std::to_string(n_out) + " output" + (n_out == 1 ? "" : "s") +
+                               (give_back ? " and the " + std::to_string(inputs.size()) + " inputs" : ""),
+                           "");
+    c10::Device device = inputs.empty() ? c10::Device(c10::kCPU) : inputs[0].device();
+    std::vector<at::Tensor> outputs;
+    for (size_t i = 0; i < n_out; ++i) {
+      const at::Tensor& t = answer.tensors[i];
+      const ValueType& type = graph_.type(graph_.outputs[i]);
+      bool same = from_aten(t.scalar_type()) == type.dtype && t.dim() == static_cast<int64_t>(type.rank());
+      for (size_t d = 0; same && d < type.rank(); ++d)
+        if (type.shape[d].is_const()) same = type.shape[d].value() == t.size(d);
+      if (!same)
+        throw AdapterFailure(AdapterFailure::Kind::Protocol,
+                             "adapter " + spec_.name + " protocol error: output '" + graph_.name_of(graph_.outputs[i]) + "' came as " +
+                                 shape_text(t) + ", the model's is " + type.str(),
+                             "");
+      outputs.push_back(t.to(device));
+    }
+    for (size_t i = 0; give_back && i < inputs.size(); ++i) inputs[i].copy_(answer.tensors[n_out + i]);
+    return outputs;
+  }
+
+  // Events and counters an answer carries (both optional).
+  void take_report(const nlohmann::json& answer) {
+    try {
+      for (const auto& e : answer.value("events", nlohmann::json::array())) {
+        std::optional<CompileEvent::Kind> kind = event_kind(e.at("kind").get<std::string>());
+        if (!kind) throw ProtocolErrorText("unknown event kind " + e.at("kind").dump());
+        CompileEvent ev;
+        ev.kind = *kind;
+        ev.code = e.value("code", "");
+        ev.message = e.at("message").get<std::string>();
+        ev.hint = e.value("hint", "");
+        if (const TorchScriptLine* origin = program_.line(e.value("line", 0))) {
+          ev.loc = origin->loc;
+          ev.op = origin->op;
+        }
+        stats_.record(ev);
+      }
+      const nlohmann::json s = answer.value("stats", nlohmann::json::object());
+      stats_.graphs = s.value("graphs", stats_.graphs);
+      stats_.fusion_groups = s.value("fusion_groups", stats_.fusion_groups);
+      stats_.extern_calls = s.value("extern_calls", stats_.extern_calls);
+      stats_.compiles = s.value("compiles", stats_.compiles);
+      stats_.compile_ms = s.value("compile_ms", stats_.compile_ms);
+    } catch (const nlohmann::json::exception& e) {
+      throw AdapterFailure(AdapterFailure::Kind::Protocol,
+                           "adapter " + spec_.name + " protocol error: malformed events or stats: " + e.what(), "");
+    } catch (const ProtocolErrorText& e) {
+      throw AdapterFailure(AdapterFailure::Kind::Protocol, "adapter " + spec_.name + " protocol error: " + e.text, "");
+    }
+  }
+
+  struct ProtocolErrorText {
+    std::string text;
+    explicit ProtocolErrorText(std::string t) : text(std::move(t)) {}
+  };
+
+  void log_failure(const AdapterFailure& f) {
+    // Once per backend and kind of failure in a process: every case (and every shrinking try)
+    // failing the same way would repeat the same stderr.
+    static std::set<std::pair<std::string, int>> logged;
+    if (!logged.insert({spec_.name, static_cast<int>(f.kind)}).second) return;
+    std::cerr << "gbcheck: " << describe_failure(f) << "\n";
+  }
+
+  AdapterSpec spec_;
+  Graph graph_;
+  BackendOptions options_;
+  TorchScriptProgram program_;
+  std::shared_ptr<AdapterSession> session_;
+  int64_t model_id_ = 0;
+  int cases_ = 0;
+  int process_failures_ = 0;  // consecutive cases on which the adapter process failed
+  std::string last_failure_;
+  std::optional<std::string> failure_;  // this model cannot run on this backend at all
+  BackendStats stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_adapter_backend(const AdapterSpec& spec) { return std::make_unique<AdapterBackend>(spec); }
+
+}  // namespace gbc

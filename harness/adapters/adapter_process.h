@@ -1,0 +1,65 @@
+// An adapter's process: started with its stdin and stdout as pipes to gbcheck and its stderr
+// collected, in a process group of its own (so that a timeout also ends the compile workers it
+// forked), killed when gbcheck dies (PR_SET_PDEATHSIG), and with its data segment limited
+// (RLIMIT_DATA: heap and private writable mappings, not the address space that CUDA and LibTorch
+// reserve). Every read and write takes a deadline; nothing here blocks without one. Writing to
+// an adapter that died must not kill gbcheck, so starting one ignores SIGPIPE process-wide.
+// Test: tests/adapters/adapter_process_test.cpp.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gbc {
+
+class AdapterProcess {
+ public:
+  using Clock = std::chrono::steady_clock;
+  enum class Io { Ok, Timeout, Closed };
+
+  /// Starts argv (argv[0] looked up on PATH). memory_bytes = 0: no limit. Throws
+  /// std::runtime_error when the command cannot be started (the reason as exec gave it).
+  static std::unique_ptr<AdapterProcess> start(const std::vector<std::string>& argv, size_t memory_bytes);
+  ~AdapterProcess();
+  AdapterProcess(const AdapterProcess&) = delete;
+  AdapterProcess& operator=(const AdapterProcess&) = delete;
+
+  Io write_all(const std::string& bytes, Clock::time_point deadline);
+  /// Reads exactly n bytes into out (on Closed or Timeout, out holds what came).
+  Io read_exact(size_t n, std::string& out, Clock::time_point deadline);
+
+  /// Closes its stdin, gives it half a second to leave, then kills the process group and reaps
+  /// the process; how it ended, as ended_how() says. Idempotent.
+  void kill_and_reap();
+  /// After Closed: gives the process `grace` to exit by itself, then kills it. How it ended.
+  std::string wait_exit(std::chrono::milliseconds grace);
+  /// "killed by SIGSEGV (signal 11)", "exited with status 3", "still running".
+  std::string ended_how() const;
+  bool crashed() const { return signal_ != 0; }
+
+  /// The last 16 KiB the adapter wrote to stderr (what it printed before dying, or its prints).
+  std::string stderr_tail();
+  pid_t pid() const { return pid_; }
+  /// The process that started it (a forked child must not use its parent's adapter).
+  pid_t owner() const { return owner_; }
+
+ private:
+  AdapterProcess() = default;
+  void drain_stderr();
+  bool reap(bool block);
+
+  pid_t pid_ = -1;
+  pid_t owner_ = -1;
+  int in_ = -1, out_ = -1, err_ = -1;  // its stdin (we write), stdout and stderr (we read)
+  std::string stderr_;
+  bool reaped_ = false;
+  int exit_status_ = 0;
+  int signal_ = 0;
+};
+
+}  // namespace gbc

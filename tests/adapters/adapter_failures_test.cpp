@@ -1,0 +1,68 @@
+// harness/adapters/adapter_backend.h and adapter_session.h through the built gbcheck, as a user
+// runs it: the docs' example adapter passes a corpus model, and an adapter that crashes, hangs,
+// answers with the wrong number of outputs, truncates a tensor, writes garbage or runs out of
+// memory fails the check (exit 1) with its own message, never crashes gbcheck and never passes.
+// Adapters from tests/data/adapters/backends.yaml.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "tests/support/run_command.h"
+
+namespace gbc {
+namespace {
+
+testing::CommandResult gbcheck(const std::string& args) {
+  return testing::run_command("cd " + std::string(GBCHECK_SOURCE_DIR) + " && " + testing::built_binary("gbcheck") +
+                              " " + args + " --backends-config tests/data/adapters/backends.yaml");
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(AdapterFailures, TheExampleAdapterPasses) {
+  testing::CommandResult r = gbcheck("check corpus/examples/mlp.yaml --cases 3 --backend eager-py");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "eager-py  PASS  3/3 cases")) << r.output;
+}
+
+// Each broken adapter, on one case: the check fails (exit 1) with the failure's own message in
+// the report, the failure is not shrunk (each try would start the adapter again), and what the
+// adapter wrote to stderr is shown.
+TEST(AdapterFailures, EachWayOfFailingHasItsOwnMessage) {
+  struct Way {
+    const char* backend;
+    const char* message;
+    const char* stderr_line;  // "" when the adapter writes nothing there
+  };
+  const std::vector<Way> ways = {
+      {"broken-crash", "adapter broken-crash crashed during case 1: killed by SIGSEGV (signal 11)", "broken adapter: about to crash"},
+      {"broken-hang", "adapter broken-hang timed out: no answer to case 1 within 5 s", ""},
+      {"broken-count", "adapter broken-count protocol error: answered case 1 with 2 tensors, expected 1 output", ""},
+      {"broken-truncate", "adapter broken-truncate protocol error: truncated frame in the answer to case 1: 8233 of 16425 bytes came "
+                          "before it exited with status 0", ""},
+      {"broken-garbage", "adapter broken-garbage protocol error in the answer to case 1: bad frame: expected the magic GBAD, got 'Trac'", ""},
+      {"broken-oom", "adapter broken-oom ran out of memory (memory_mb 3072) in case 1: MemoryError", "MemoryError"},
+  };
+  for (const Way& w : ways) {
+    auto start = std::chrono::steady_clock::now();
+    testing::CommandResult r = gbcheck("check corpus/examples/elementwise_chain.yaml --cases 1 --backend " + std::string(w.backend));
+    EXPECT_EQ(r.exit_code, 1) << w.backend << ":\n" << r.output;
+    EXPECT_TRUE(has(r.output, std::string("    raised: ") + w.message)) << w.backend << ":\n" << r.output;
+    EXPECT_TRUE(has(r.output, "not shrunk: " + std::string(w.backend) + "'s process failed")) << r.output;
+    EXPECT_TRUE(has(r.output, w.stderr_line)) << r.output;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(120)) << w.backend;
+  }
+}
+
+TEST(AdapterFailures, AnAdapterThatCannotStartIsAFailureToo) {
+  testing::CommandResult r = gbcheck("check corpus/examples/elementwise_chain.yaml --cases 1 --backend no-such-program");
+  EXPECT_EQ(r.exit_code, 4) << r.output;  // its probe cannot run: the environment lacks it
+  EXPECT_TRUE(has(r.output, "command line: error: backend no-such-program cannot run here: its adapter does not start: "
+                            "cannot run '/nonexistent/adapter': No such file or directory"))
+      << r.output;
+}
+
+}  // namespace
+}  // namespace gbc

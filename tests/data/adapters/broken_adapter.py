@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""An adapter that fails on purpose, one way per mode (tests/adapters/adapter_failures_test.cpp):
+  crash     a segmentation fault on the first case
+  hang      never answers the first case
+  count     answers with one output more than the model has
+  truncate  sends half of an output tensor's bytes, then exits
+  garbage   writes text to the protocol stream instead of a frame
+  oom       allocates far beyond its memory limit
+It compiles by doing nothing and otherwise answers like an eager adapter.
+"""
+
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "adapters"))
+from gbcheck_adapter import Adapter, frame, main, tensor_payload  # noqa: E402
+
+
+class Broken(Adapter):
+    name = "broken"
+
+    def __init__(self, mode):
+        super().__init__()
+        self.mode = mode
+        self.channel = None
+
+    def compile(self, model):
+        return model.python_function()
+
+    def run(self, fn, model, inputs):
+        import torch
+        outputs = list(fn(*inputs))
+        if self.mode == "crash":
+            sys.stderr.write("broken adapter: about to crash\n")
+            sys.stderr.flush()
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if self.mode == "hang":
+            time.sleep(3600)
+        if self.mode == "count":
+            return outputs + [torch.zeros(1)]
+        if self.mode == "truncate":
+            meta, data = tensor_payload(outputs[0])
+            out = self.channel.out
+            out.write(frame(b"J", b'{"type": "outputs", "tensors": 1}'))
+            payload = meta + data
+            out.write(frame(b"T", payload)[:16 + len(meta) + len(data) // 2])
+            out.flush()
+            os._exit(0)
+        if self.mode == "garbage":
+            self.channel.out.write(b"Traceback? no: plain text on the protocol stream\n" * 4)
+            self.channel.out.flush()
+            time.sleep(3600)
+        if self.mode == "oom":
+            hoard = [bytearray(1 << 28) for _ in range(1 << 10)]
+            del hoard
+        return outputs
+
+
+if __name__ == "__main__":
+    import gbcheck_adapter
+    mode = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("--") else "crash"
+    adapter = Broken(mode)
+    # The truncate and garbage modes write to the protocol stream themselves.
+    original = gbcheck_adapter.Channel.__init__
+
+    def keep(self):
+        original(self)
+        adapter.channel = self
+
+    gbcheck_adapter.Channel.__init__ = keep
+    sys.exit(main(adapter, [a for a in sys.argv[1:] if a != mode]))
