@@ -177,6 +177,12 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+const AttrSpec* OpSchema::find_attr(std::string_view attr_name) const {
+  for (const auto& a : attrs)
+    if (a.name == attr_name) return &a;
+  return nullptr;
+}
+
 std::string_view attr_type_name(AttrType type) {
   switch (type) {
     case AttrType::Bool: return "bool";

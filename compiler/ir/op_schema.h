@@ -71,6 +71,8 @@ struct OpSchema {
   bool produces_value = true;
   std::string signature;  // as shown in hints: "matmul(self, other)"
   std::string doc;        // one line for docs and --help
+
+  const AttrSpec* find_attr(std::string_view attr) const;
 };
 
 const std::vector<OpSchema>& all_op_schemas();
