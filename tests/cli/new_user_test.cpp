@@ -23,8 +23,7 @@ class NewUser : public ::testing::Test {
  protected:
   // Runs `gbcheck ARGS` in the source tree (paths in messages as a user types them).
   testing::CommandResult gbcheck(const std::string& args, const std::string& env = "") {
-    return testing::run_command("cd " + std::string(GBCHECK_SOURCE_DIR) + " && " + env + " " +
-                                testing::built_binary("gbcheck") + " " + args);
+    return testing::run_gbcheck_in_source_tree(args, env);
   }
   std::string file(const std::string& name, const std::string& text) { return tmp_.file(name, text); }
   std::string path(const std::string& name) const { return tmp_.path(name); }
