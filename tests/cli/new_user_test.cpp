@@ -105,8 +105,10 @@ TEST_F(NewUser, AnIdOnAnIfIsReportedAsSuch) {
 TEST_F(NewUser, FirstMinuteMistakesAreNamed) {
   testing::CommandResult r = gbcheck("bogus-command");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "unknown command 'bogus-command' (commands: check, ")) << r.output;
-  for (const char* command : {"ops", "explain", "reduce", "fuzz"}) EXPECT_TRUE(contains(r.output, std::string(" ") + command + ",")) << r.output;
+  EXPECT_TRUE(contains(r.output,
+                       "unknown command 'bogus-command' (commands: check, import, ops, explain, bench, reduce, cache, "
+                       "bisect, fuzz, db, backends, repro; or give a model file: gbcheck MODEL.yaml)"))
+      << r.output;
   r = gbcheck("--bogus");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "unknown option '--bogus' for `gbcheck check`")) << r.output;
