@@ -8,6 +8,8 @@ The small models are always written; --real adds the real models (torchvision's,
   mlp.pt           a two-layer MLP, traced                          --input float32[4,16]
   generic.pt       ops the format lacks (max_pool2d, hardswish)     --input float32[1,4,8,8]
   data_if.pt       scripted: a branch on the sign of a sum (data)  --input float32[3,5]
+  pieces.pt        chunk, split, unbind, select, zeros, ones, relu6, hardtanh, contiguous, traced
+                                                                    --input float32[2,6,4]
 
   resnet18.pt, mobilenet_v2.pt, squeezenet1_0.pt, efficientnet_b0.pt, convnext_tiny.pt
                    torchvision's, traced under no_grad              --input float32[1,3,64,64]
@@ -84,6 +86,17 @@ class DataIf(nn.Module):
         return y - 1.0
 
 
+class Pieces(nn.Module):
+    def forward(self, x):
+        a, b, c = x.chunk(3, dim=1)
+        p, q = torch.split(x, 4, dim=1)
+        first, second = torch.unbind(x, dim=0)
+        last = x.select(2, -1)
+        filled = torch.zeros(x.shape) + torch.ones(x.shape, dtype=torch.float64)  # sizes from x: not folded by the tracer
+        return (F.relu6(a * 4.0 + b) * c.contiguous(), p.sum(dim=1) + q.sum(dim=1), first - second, last,
+                F.hardtanh(x, -0.5, 0.5) + filled)
+
+
 def save(module, example, path, script=False, no_grad=True):
     module.eval()
     for p in module.parameters():
@@ -135,6 +148,7 @@ def main():
     save(Mlp(), torch.randn(4, 16), os.path.join(out, "mlp.pt"))
     save(Generic(), torch.randn(1, 4, 8, 8), os.path.join(out, "generic.pt"))
     save(DataIf(), None, os.path.join(out, "data_if.pt"), script=True)
+    save(Pieces(), torch.randn(2, 6, 4), os.path.join(out, "pieces.pt"))
     if "--real" in sys.argv:
         save_real_models(out)
 

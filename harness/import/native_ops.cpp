@@ -27,11 +27,17 @@ std::map<std::string, NativeRule> build() {
   t["aten::pow.Tensor_Scalar"] = {"pow", {"self", "exponent"}, {}, {}};
   t["aten::where.self"] = {"where", {"condition", "self", "other"}, {}, {}};
   t["aten::clamp"] = {"clamp", {"self"}, {{"min", "min"}, {"max", "max"}}, {}};
+  // ATen's hardtanh is clamp (hardtanh_out calls clamp_out); a traced F.relu6 is hardtanh(0, 6).
+  t["aten::hardtanh"] = {"clamp", {"self"}, {{"min_val", "min"}, {"max_val", "max"}}, {}};
+  t["aten::relu6"] = {"clamp", {"self"}, {}, {}, {{"min", Scalar::from_int(0)}, {"max", Scalar::from_int(6)}}};
   t["aten::softmax.int"] = {"softmax", {"self"}, {{"dim", "dim"}}, {{"dtype", "None"}}};
   t["aten::log_softmax.int"] = {"log_softmax", {"self"}, {{"dim", "dim"}}, {{"dtype", "None"}}};
   for (const char* r : {"sum", "mean"})
     t[std::string("aten::") + r + ".dim_IntList"] = {r, {"self"}, {{"dim", "dim"}, {"keepdim", "keepdim"}}, {{"dtype", "None"}}};
   for (const char* r : {"amax", "amin"}) t[std::string("aten::") + r] = {r, {"self"}, {{"dim", "dim"}, {"keepdim", "keepdim"}}, {}};
+  // To 1x1, ATen's adaptive_avg_pool2d is this mean (its fast path calls input.mean({-1, -2}, true)).
+  t["aten::adaptive_avg_pool2d"] = {"mean", {"self"}, {}, {{"output_size", "[1, 1]"}},
+                                    {{"dim", std::vector<int64_t>{-1, -2}}, {"keepdim", true}}};
   t["aten::matmul"] = {"matmul", {"self", "other"}, {}, {}};
   t["aten::bmm"] = {"bmm", {"self", "mat2"}, {}, {}};
   t["aten::linear"] = {"linear", {"input", "weight", "bias?"}, {}, {}};

@@ -294,6 +294,10 @@ class NodeImporter {
       const Imported& train = lookup(n->input(2));
       if (train.is_constant() && !train.constant.toBool()) return bind(n, {lookup(n->input(0))});
     }
+    // The format's tensors have no memory layout: contiguous() is the tensor itself.
+    if (kind == c10::aten::contiguous && lookup(n->input(0)).kind == Imported::Kind::Tensor)
+      return bind(n, {lookup(n->input(0))});
+    if (import_pieces(n) || import_filled(n)) return;
     if (n->maybeSchema()) return import_op(n);
     fail(n, "cannot be represented in a model (a Python call or an unsupported construct)",
          "script or trace the model so that forward is plain tensor code");
@@ -554,6 +558,83 @@ class NodeImporter {
     return outs;
   }
 
+  // The format's op `op` on `x` with `attrs`, counted as a native node.
+  ValueId emit_native(const std::string& op, ValueId x, std::map<std::string, AttrValue> attrs, const jit::Node* n) {
+    Node node;
+    node.op = op;
+    node.loc = loc_of(n);
+    if (x != kNoValue) node.args.push_back(Arg::of(x));
+    node.attrs = std::move(attrs);
+    ++result_.native_nodes;
+    return emit(std::move(node), 1, n)[0];
+  }
+
+  // chunk, split (by size), unbind and select along a dim of constant size: slices of the
+  // format (and a squeeze for unbind and select), the same views ATen returns.
+  bool import_pieces(jit::Node* n) {
+    const std::string op = n->kind().toQualString();
+    if (op != "aten::chunk" && op != "aten::split" && op != "aten::unbind" && op != "aten::select") return false;
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    const bool by_size = op == "aten::split" && schema && schema->overload_name() == "Tensor";
+    if (!schema || (op == "aten::split" && !by_size) || (op == "aten::unbind" && schema->overload_name() != "int") ||
+        (op == "aten::select" && schema->overload_name() != "int"))
+      return false;
+    const Imported& x = lookup(n->input(0));
+    const bool one_dim = op == "aten::unbind" || op == "aten::select";  // (self, dim, ...)
+    const Imported& dim_arg = lookup(n->input(one_dim ? 1 : 2));
+    if (x.kind != Imported::Kind::Tensor || !dim_arg.is_constant() || !dim_arg.constant.isInt()) return false;
+    const SymShape& shape = model_.graph.type(x.tensor).shape;
+    auto dim = normalize_dim(dim_arg.constant.toInt(), static_cast<int64_t>(shape.size()));
+    if (!dim || shape.empty() || !shape[static_cast<size_t>(*dim)].is_const()) return false;
+    const int64_t size = shape[static_cast<size_t>(*dim)].value();
+    auto slice = [&](int64_t start, int64_t end) {
+      return emit_native("slice", x.tensor, {{"dim", *dim}, {"start", start}, {"end", end}, {"step", int64_t{1}}}, n);
+    };
+    auto pick = [&](int64_t i) { return Imported::of_tensor(emit_native("squeeze", slice(i, i + 1), {{"dim", *dim}}, n)); };
+    if (op == "aten::select") {
+      const Imported& index = lookup(n->input(2));
+      if (!index.is_constant() || !index.constant.isInt()) return false;
+      const int64_t i = index.constant.toInt() < 0 ? index.constant.toInt() + size : index.constant.toInt();
+      if (i < 0 || i >= size) return false;  // the generic op reports ATen's error
+      bind(n, {pick(i)});
+      return true;
+    }
+    if (op == "aten::unbind") {
+      std::vector<Imported> items;
+      for (int64_t i = 0; i < size; ++i) items.push_back(pick(i));
+      bind(n, {Imported::of_items(items)});
+      return true;
+    }
+    const Imported& count_arg = lookup(n->input(1));
+    if (!count_arg.is_constant() || !count_arg.constant.isInt() || count_arg.constant.toInt() < 1) return false;
+    const int64_t piece = by_size ? count_arg.constant.toInt() : (size + count_arg.constant.toInt() - 1) / count_arg.constant.toInt();
+    std::vector<Imported> items;
+    for (int64_t start = 0; start < size || (size == 0 && items.empty()); start += std::max<int64_t>(piece, 1))
+      items.push_back(Imported::of_tensor(slice(start, std::min(start + piece, size))));
+    bind(n, {Imported::of_items(items)});
+    return true;
+  }
+
+  // zeros and ones: the format's full, float32 when the dtype is None (torch's default dtype).
+  bool import_filled(jit::Node* n) {
+    const std::string op = n->kind().toQualString();
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    if ((op != "aten::zeros" && op != "aten::ones") || !schema || !schema->overload_name().empty()) return false;
+    const Imported& size = lookup(n->input(0));
+    const Imported& dtype = lookup(n->input(1));
+    auto shape = native_attr(size, AttrType::Shape);
+    if (!shape || !dtype.is_constant()) return false;
+    DType dt = DType::Float32;
+    if (!dtype.constant.isNone()) {
+      auto d = native_attr(dtype, AttrType::DType);
+      if (!d) return false;
+      dt = std::get<DType>(*d);
+    }
+    const Scalar value = Scalar::from_int(op == "aten::ones" ? 1 : 0);
+    bind(n, {Imported::of_tensor(emit_native("full", kNoValue, {{"shape", *shape}, {"value", value}, {"dtype", dt}}, n))});
+    return true;
+  }
+
   static std::string op_key(const c10::FunctionSchema& schema) {
     return schema.name() + (schema.overload_name().empty() ? "" : "." + schema.overload_name());
   }
@@ -620,6 +701,7 @@ class NodeImporter {
       if (!value) return std::nullopt;
       node.attrs[attr] = *value;
     }
+    for (const auto& [attr, value] : rule.fixed) node.attrs[attr] = value;
     // slice's end of INT64_MAX (Python's x[a:]) is the format's absent end.
     if (rule.op == "slice")
       if (auto e = node.attrs.find("end"); e != node.attrs.end() && std::get<int64_t>(e->second) >= (int64_t{1} << 62))

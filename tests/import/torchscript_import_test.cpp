@@ -155,6 +155,20 @@ TEST_F(TorchScriptImport, OpsTheFormatLacksBecomeGenericAtenOps) {
   }
 }
 
+TEST_F(TorchScriptImport, PiecesFillsAndClampsImportAsTheFormatsOwnOps) {
+  ImportResult r = import("pieces", {"x=float32[2,6,4]"});
+  EXPECT_TRUE(r.fidelity.identical) << r.fidelity.detail;
+  EXPECT_EQ(r.generic_nodes, 0) << ::testing::PrintToString(generic_names(r.model));
+  std::map<std::string, int> ops = op_counts(r.model);
+  // chunk 3 + split 2 + unbind 2 + select 1 slices; unbind and select squeeze theirs.
+  EXPECT_EQ(ops["slice"], 8);
+  EXPECT_EQ(ops["squeeze"], 3);
+  EXPECT_EQ(ops["full"], 2);   // zeros and ones
+  EXPECT_EQ(ops["clamp"], 2);  // relu6 and hardtanh
+  testing::CommandResult check = gbcheck(pt("pieces") + " --input float32[2,6,4] --backend gbc --cases 3");
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+}
+
 TEST_F(TorchScriptImport, RoundTripThroughModelYamlAndWeightsComputesTheSame) {
   ImportResult r = import("mlp", {"x=float32[4,16]"});
   ASSERT_TRUE(r.fidelity.identical) << r.fidelity.detail;
@@ -183,27 +197,26 @@ std::ostream& operator<<(std::ostream& os, const RealModel& m) { return os << m.
 const std::vector<RealModel>& real_models() {
   static const std::vector<RealModel> models = {
       {"resnet18", "x=float32[1,3,64,64]",
-       {{"conv2d", 20}, {"batch_norm", 20}, {"relu", 17}, {"add", 8}, {"linear", 1}, {"flatten", 1},
-        {"aten::max_pool2d", 1}, {"aten::adaptive_avg_pool2d", 1}}},
-      {"mobilenet_v2", "x=float32[1,3,64,64]",
-       {{"conv2d", 52}, {"batch_norm", 52}, {"aten::hardtanh", 35}, {"add", 10}, {"linear", 1}, {"flatten", 1},
-        {"aten::adaptive_avg_pool2d", 1}}},
+       {{"conv2d", 20}, {"batch_norm", 20}, {"relu", 17}, {"add", 8}, {"mean", 1}, {"linear", 1}, {"flatten", 1},
+        {"aten::max_pool2d", 1}}},
+      {"mobilenet_v2", "x=float32[1,3,64,64]",  // relu6 is hardtanh, clamp in the format
+       {{"conv2d", 52}, {"batch_norm", 52}, {"clamp", 35}, {"add", 10}, {"mean", 1}, {"linear", 1}, {"flatten", 1}}},
       {"squeezenet1_0", "x=float32[1,3,64,64]",
-       {{"relu", 26}, {"conv2d", 26}, {"cat", 8}, {"aten::max_pool2d", 3}, {"flatten", 1}, {"aten::adaptive_avg_pool2d", 1}}},
-      {"efficientnet_b0", "x=float32[1,3,64,64]",
-       {{"conv2d", 81}, {"silu", 49}, {"batch_norm", 49}, {"aten::adaptive_avg_pool2d", 17}, {"sigmoid", 16}, {"mul", 16},
-        {"add", 9}, {"linear", 1}, {"flatten", 1}}},
+       {{"relu", 26}, {"conv2d", 26}, {"cat", 8}, {"aten::max_pool2d", 3}, {"mean", 1}, {"flatten", 1}}},
+      {"efficientnet_b0", "x=float32[1,3,64,64]",  // adaptive_avg_pool2d to 1x1 is a mean
+       {{"conv2d", 81}, {"silu", 49}, {"batch_norm", 49}, {"mean", 17}, {"sigmoid", 16}, {"mul", 16}, {"add", 9},
+        {"linear", 1}, {"flatten", 1}}},
       {"convnext_tiny", "x=float32[1,3,64,64]",
        {{"permute", 46}, {"linear", 37}, {"layer_norm", 23}, {"conv2d", 22}, {"mul", 18}, {"gelu", 18}, {"add", 18},
-        {"flatten", 1}, {"aten::adaptive_avg_pool2d", 1}}},
-      {"vit", "x=float32[1,3,64,64]",
-       {{"linear", 5}, {"layer_norm", 5}, {"add", 5}, {"gelu", 2}, {"aten::_native_multi_head_attention", 2}, {"slice", 1},
-        {"reshape", 1}, {"permute", 1}, {"expand", 1}, {"conv2d", 1}, {"cat", 1}, {"aten::select.int", 1}}},
+        {"mean", 1}, {"flatten", 1}}},
+      {"vit", "x=float32[1,3,64,64]",  // select is a slice and a squeeze
+       {{"linear", 5}, {"layer_norm", 5}, {"add", 5}, {"slice", 2}, {"gelu", 2}, {"aten::_native_multi_head_attention", 2},
+        {"squeeze", 1}, {"reshape", 1}, {"permute", 1}, {"expand", 1}, {"conv2d", 1}, {"cat", 1}}},
       {"encoder_layer", "x=float32[2,10,32]", {{"aten::_transformer_encoder_layer_fwd", 1}}},
-      {"encoder_layer_grad", "x=float32[2,10,32]",
-       {{"transpose", 7}, {"reshape", 5}, {"linear", 4}, {"aten::contiguous", 4}, {"layer_norm", 2}, {"bmm", 2}, {"add", 2},
-        {"softmax", 1}, {"relu", 1}, {"div", 1}, {"aten::chunk", 1}}},
-      {"lstm", "x=float32[2,7,12]", {{"aten::zeros", 2}, {"aten::lstm.input", 1}}},
+      {"encoder_layer_grad", "x=float32[2,10,32]",  // chunk is slices; contiguous is the tensor itself
+       {{"transpose", 7}, {"reshape", 5}, {"linear", 4}, {"slice", 3}, {"layer_norm", 2}, {"bmm", 2}, {"add", 2},
+        {"softmax", 1}, {"relu", 1}, {"div", 1}}},
+      {"lstm", "x=float32[2,7,12]", {{"full", 2}, {"aten::lstm.input", 1}}},
   };
   return models;
 }
