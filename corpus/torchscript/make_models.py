@@ -6,7 +6,7 @@ The small models are always written; --real adds the real models (torchvision's,
   conv_bn_relu.pt  a conv + batch_norm + relu net, traced          --input float32[1,3,16,16]
   scripted.pt      scripted: an if on a shape, a loop-free helper  --input float32[2,8]
   mlp.pt           a two-layer MLP, traced                          --input float32[4,16]
-  generic.pt       ops the format lacks (max_pool2d, hardswish)     --input float32[1,4,8,8]
+  generic.pt       ops the format lacks (hardswish, cumsum)         --input float32[1,4,8,8]
   data_if.pt       scripted: a branch on the sign of a sum (data)  --input float32[3,5]
   pieces.pt        chunk, split, unbind, select, zeros, ones, relu6, hardtanh, contiguous, traced
                                                                     --input float32[2,6,4]
@@ -74,7 +74,7 @@ class Generic(nn.Module):
 
     def forward(self, x):
         y = F.max_pool2d(self.conv(x), 2, ceil_mode=True)
-        return F.hardswish(y) + F.adaptive_avg_pool2d(y, 1)
+        return F.hardswish(y) + F.adaptive_avg_pool2d(y, 1) + torch.cumsum(y, dim=1)
 
 
 class DataIf(nn.Module):

@@ -50,6 +50,13 @@ std::map<std::string, NativeRule> build() {
     t[name] = {"conv2d", {"input", "weight", "bias?"},
                {{"stride", "stride"}, {"padding", "padding"}, {"dilation", "dilation"}, {"groups", "groups"}},
                {{"transposed", "False"}, {"output_padding", "[0, 0]"}}};
+  t["aten::max_pool2d"] = {"max_pool2d", {"self"},
+                           {{"kernel_size", "kernel_size"}, {"stride", "stride"}, {"padding", "padding"},
+                            {"dilation", "dilation"}, {"ceil_mode", "ceil_mode"}}, {}};
+  t["aten::avg_pool2d"] = {"avg_pool2d", {"self"},
+                           {{"kernel_size", "kernel_size"}, {"stride", "stride"}, {"padding", "padding"},
+                            {"ceil_mode", "ceil_mode"}, {"count_include_pad", "count_include_pad"},
+                            {"divisor_override", "divisor_override"}}, {}};
   // The eager reference calls batch_norm and layer_norm with cudnn enabled, as PyTorch's default does.
   t["aten::batch_norm"] = {"batch_norm", {"input", "weight", "bias", "running_mean", "running_var"},
                            {{"training", "training"}, {"momentum", "momentum"}, {"eps", "eps"}},

@@ -697,6 +697,8 @@ class NodeImporter {
       if (it == by_name.end() || !spec) return std::nullopt;
       const Imported& v = lookup(it->second);
       if (v.is_constant() && v.constant.isNone()) continue;
+      // A traced pool's stride=[] means the kernel size, as the format's absent stride does.
+      if (spec->type == AttrType::Stride2 && v.is_constant() && v.constant.isIntList() && v.constant.toIntVector().empty()) continue;
       auto value = native_attr(v, spec->type);
       if (!value) return std::nullopt;
       node.attrs[attr] = *value;
