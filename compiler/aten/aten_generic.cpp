@@ -144,12 +144,16 @@ std::vector<c10::IValue> call(const Node& node, const std::vector<at::Tensor>& t
   return stack;
 }
 
-// Results in node order: each returned value, a Tensor[] flattened.
+// Results in node order: each returned value, a Tensor[] flattened. An undefined tensor (the
+// attention weights _native_multi_head_attention skips when need_weights is false) is an empty
+// float32 tensor, the format having no undefined value.
 template <typename F>
-void for_each_result(const std::vector<c10::IValue>& results, F&& f) {
+void for_each_result(const std::vector<c10::IValue>& results, c10::Device device, F&& f) {
   for (const auto& r : results) {
     if (r.isTensorList()) {
       for (const at::Tensor& t : r.toTensorList().vec()) f(c10::IValue(t));
+    } else if (r.isTensor() && !r.toTensor().defined()) {
+      f(c10::IValue(at::empty({0}, at::TensorOptions().dtype(at::kFloat).device(device))));
     } else {
       f(r);
     }
@@ -159,7 +163,7 @@ void for_each_result(const std::vector<c10::IValue>& results, F&& f) {
 std::vector<ValueType> result_types(const std::vector<c10::IValue>& results, const Graph& graph,
                                     std::vector<std::vector<int64_t>>* sizes) {
   std::vector<ValueType> types;
-  for_each_result(results, [&](const c10::IValue& r) {
+  for_each_result(results, c10::Device(c10::DeviceType::Meta), [&](const c10::IValue& r) {
     if (r.isTensor()) {
       const at::Tensor& t = r.toTensor();
       types.push_back(ValueType::tensor(from_aten(t.scalar_type()), {}));
@@ -205,7 +209,7 @@ std::vector<RtValue> run_generic_op(const Node& node, const std::vector<RtValue>
     tensors.push_back(a.tensor);
   }
   std::vector<RtValue> out;
-  for_each_result(call(node, tensors, device), [&](const c10::IValue& r) {
+  for_each_result(call(node, tensors, device), device, [&](const c10::IValue& r) {
     if (r.isTensor()) out.push_back(RtValue::of(r.toTensor()));
     else if (r.isInt()) out.push_back(RtValue::of(Scalar::from_int(r.toInt())));
     else if (r.isDouble()) out.push_back(RtValue::of(Scalar::from_float(r.toDouble())));

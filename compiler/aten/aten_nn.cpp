@@ -1,6 +1,7 @@
-// Neural-network ops on ATen: normalizations, the extern ops (matmul linear bmm conv2d), dropout
+// Neural-network ops on ATen: normalizations, the extern ops (matmul linear bmm conv2d pools), dropout
 // and the custom kernels. Each is the ATen call torch.nn.functional makes, with its defaults
 // (cudnn enabled for layer_norm and batch_norm, as torch.backends.cudnn.enabled is by default).
+#include <ATen/ops/avg_pool2d.h>
 #include <ATen/ops/batch_norm.h>
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/conv2d.h>
@@ -9,6 +10,7 @@
 #include <ATen/ops/linear.h>
 #include <ATen/ops/log_softmax.h>
 #include <ATen/ops/matmul.h>
+#include <ATen/ops/max_pool2d.h>
 #include <ATen/ops/softmax.h>
 
 #include "compiler/aten/aten_ops_internal.h"
@@ -58,6 +60,18 @@ at::Tensor extern_op(const OpCall& c) {
   if (op == "conv2d") {
     return at::conv2d(c.tensor(0), c.tensor(1), optional_arg(c, 2), pair_attr(c, "stride", 1),
                       pair_attr(c, "padding", 0), pair_attr(c, "dilation", 1), c.node.attr_int("groups", 1));
+  }
+  if (op == "max_pool2d" || op == "avg_pool2d") {
+    // An absent stride is ATen's empty one, which means the kernel size.
+    std::vector<int64_t> kernel = pair_attr(c, "kernel_size", 1);
+    std::vector<int64_t> stride = c.node.attr_int_list("stride").value_or(std::vector<int64_t>{});
+    const bool ceil_mode = c.node.attr_bool("ceil_mode", false);
+    if (op == "max_pool2d")
+      return at::max_pool2d(c.tensor(0), kernel, stride, pair_attr(c, "padding", 0), pair_attr(c, "dilation", 1), ceil_mode);
+    c10::optional<int64_t> divisor;
+    if (c.node.has_attr("divisor_override")) divisor = c.node.attr_int("divisor_override", 1);
+    return at::avg_pool2d(c.tensor(0), kernel, stride, pair_attr(c, "padding", 0), ceil_mode,
+                          c.node.attr_bool("count_include_pad", true), divisor);
   }
   internal_error("aten: '" + op + "' is not an extern op");
 }

@@ -424,12 +424,20 @@ class Emitter {
     if (op == "matmul" || op == "bmm") return "torch." + op + "(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ")";
     if (op == "linear")
       return "torch.linear(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ", " + optional_arg(n, 2) + ")";
-    // conv2d: an int stride/padding/dilation applies to both spatial dims.
+    // conv2d and the pools: an int stride/padding/dilation applies to both spatial dims.
     auto pair = [&](const char* name, int64_t fallback) {
       auto v = n.attr_int_list(name).value_or(std::vector<int64_t>{fallback});
       if (v.size() == 1) v.push_back(v[0]);
       return int_list(v);
     };
+    if (op == "max_pool2d" || op == "avg_pool2d") {
+      const std::string stride = n.has_attr("stride") ? pair("stride", 1) : "[]";  // []: the kernel size
+      std::string call = "torch." + op + "(" + operand(n.args[0]) + ", " + pair("kernel_size", 1) + ", " + stride + ", " +
+                         pair("padding", 0) + ", ";
+      if (op == "max_pool2d") return call + pair("dilation", 1) + ", " + py_bool(n.attr_bool("ceil_mode", false)) + ")";
+      return call + py_bool(n.attr_bool("ceil_mode", false)) + ", " + py_bool(n.attr_bool("count_include_pad", true)) + ", " +
+             (n.has_attr("divisor_override") ? std::to_string(n.attr_int("divisor_override", 1)) : "None") + ")";
+    }
     return "torch.conv2d(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ", " + optional_arg(n, 2) + ", " +
            pair("stride", 1) + ", " + pair("padding", 0) + ", " + pair("dilation", 1) + ", " +
            std::to_string(n.attr_int("groups", 1)) + ")";

@@ -168,6 +168,7 @@ class Inferrer {
   std::optional<ValueType> normalization();
   std::optional<ValueType> matmul_like();
   std::optional<ValueType> conv2d();
+  std::optional<ValueType> pool2d();
   std::optional<ValueType> view();
   std::optional<ValueType> cat();
   std::optional<ValueType> full();
@@ -195,7 +196,10 @@ std::optional<ValueType> Inferrer::infer() {
       return ValueType::tensor(*n_.attr_dtype("dtype"), tensor(0).shape);
     case OpClass::Reduction: return reduction();
     case OpClass::Normalization: return normalization();
-    case OpClass::Extern: return n_.op == "conv2d" ? conv2d() : matmul_like();
+    case OpClass::Extern:
+      if (n_.op == "conv2d") return conv2d();
+      if (n_.op == "max_pool2d" || n_.op == "avg_pool2d") return pool2d();
+      return matmul_like();
     case OpClass::View: return view();
     case OpClass::Cat: return cat();
     case OpClass::Creation: return full();
@@ -462,6 +466,49 @@ std::optional<ValueType> Inferrer::conv2d() {
     if (g_.dims.min_of(o) < 1)
       return error("the kernel (" + w[2 + static_cast<size_t>(k)].str() + ") is larger than the padded input (" + in.str() + ")",
                    "pad the input or use a smaller kernel");
+    out.push_back(o);
+  }
+  return ValueType::tensor(tensor(0).dtype, out);
+}
+
+// ATen's pooling_output_shape: the window positions that start inside the padded input; with
+// ceil_mode a last, partial window, unless it would start in the right padding.
+std::optional<ValueType> Inferrer::pool2d() {
+  if (!check_arg_kinds() || !require_floating(0)) return std::nullopt;
+  const SymShape& x = tensor(0).shape;
+  if (x.size() != 4 && x.size() != 3) return error("input must be [N, C, H, W] or [C, H, W], got " + shape_str(x));
+  auto pair = [&](const char* name, std::vector<int64_t> fallback) {
+    auto v = n_.attr_int_list(name).value_or(fallback);
+    if (v.empty()) v = fallback;  // a traced stride=[]: the kernel size
+    if (v.size() == 1) v.push_back(v[0]);
+    return v;
+  };
+  auto kernel = pair("kernel_size", {1});
+  auto stride = pair("stride", kernel), padding = pair("padding", {0}), dilation = pair("dilation", {1});
+  if (kernel.size() != 2 || stride.size() != 2 || padding.size() != 2 || dilation.size() != 2)
+    return error("kernel_size, stride, padding and dilation take one int or two");
+  const bool ceil_mode = n_.attr_bool("ceil_mode", false);
+  if (auto d = n_.attr_int_list("divisor_override"); d && (d->size() != 1 || (*d)[0] == 0))
+    return error("divisor_override must be a non-zero int");
+  SymShape out(x.begin(), x.end() - 2);
+  for (size_t k = 0; k < 2; ++k) {
+    if (kernel[k] < 1 || stride[k] < 1 || dilation[k] < 1 || padding[k] < 0)
+      return error("kernel_size, stride and dilation must be >= 1 and padding >= 0");
+    const int64_t extent = dilation[k] * (kernel[k] - 1) + 1;
+    if (padding[k] > (n_.op == "max_pool2d" ? extent : kernel[k]) / 2)
+      return error("padding (" + std::to_string(padding[k]) + ") must be at most half the kernel size (" +
+                   std::to_string(n_.op == "max_pool2d" ? extent : kernel[k]) + ")",
+                   "PyTorch requires it too; pad the input with a separate op for more");
+    const DimExpr& in = x[x.size() - 2 + k];
+    DimExpr span = in + 2 * padding[k] - extent;
+    if (g_.dims.min_of(span) < 0)
+      return error("the kernel (" + std::to_string(extent) + ") is larger than the padded input (" + in.str() + ")",
+                   "pad the input or use a smaller kernel");
+    DimExpr o = floordiv(span + (ceil_mode ? stride[k] - 1 : 0), stride[k]) + 1;
+    if (ceil_mode && stride[k] > 1) {
+      if (!in.is_const()) return error("ceil_mode needs constant H and W", "import or write the model with fixed sizes");
+      if ((o.value() - 1) * stride[k] >= in.value() + padding[k]) o = o.value() - 1;
+    }
     out.push_back(o);
   }
   return ValueType::tensor(tensor(0).dtype, out);

@@ -105,6 +105,19 @@ std::vector<OpSchema> build_table() {
                   attr("dilation", AttrType::Stride2, AttrValue(int64_t{1})), attr("groups", AttrType::Int, AttrValue(int64_t{1}))},
                  "conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)",
                  "2-d convolution; input [N, C, H, W], weight [O, C/groups, kH, kW]"));
+  t.push_back(op("max_pool2d", OpClass::Extern, 1, 1, T,
+                 {required("kernel_size", AttrType::Stride2), attr("stride", AttrType::Stride2, std::nullopt, "kernel_size when absent"),
+                  attr("padding", AttrType::Stride2, AttrValue(int64_t{0})), attr("dilation", AttrType::Stride2, AttrValue(int64_t{1})),
+                  attr("ceil_mode", AttrType::Bool, AttrValue(false))},
+                 "max_pool2d(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False)",
+                 "2-d max pooling of [N, C, H, W] or [C, H, W]; ceil_mode rounds the output size up"));
+  t.push_back(op("avg_pool2d", OpClass::Extern, 1, 1, T,
+                 {required("kernel_size", AttrType::Stride2), attr("stride", AttrType::Stride2, std::nullopt, "kernel_size when absent"),
+                  attr("padding", AttrType::Stride2, AttrValue(int64_t{0})), attr("ceil_mode", AttrType::Bool, AttrValue(false)),
+                  attr("count_include_pad", AttrType::Bool, AttrValue(true)),
+                  attr("divisor_override", AttrType::Int, std::nullopt, "the window's size when absent")},
+                 "avg_pool2d(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)",
+                 "2-d average pooling of [N, C, H, W] or [C, H, W]"));
 
   t.push_back(op("aten", OpClass::Extern, 0, -1, T, {required("schema", AttrType::String)},
                  "aten(*tensors, schema, attrs={...})",

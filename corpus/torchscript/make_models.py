@@ -1,13 +1,24 @@
 #!/usr/bin/python3
 """Writes small TorchScript files with random weights for gbcheck's import tests (nothing is
-downloaded). Run with Debian's python3-torch (/usr/bin/python3): make_models.py OUT_DIR [--resnet18].
+downloaded). Run with Debian's python3-torch (/usr/bin/python3): make_models.py OUT_DIR [--real].
+The small models are always written; --real adds the real models (torchvision's, random weights):
 
   conv_bn_relu.pt  a conv + batch_norm + relu net, traced          --input float32[1,3,16,16]
   scripted.pt      scripted: an if on a shape, a loop-free helper  --input float32[2,8]
   mlp.pt           a two-layer MLP, traced                          --input float32[4,16]
-  generic.pt       ops the format lacks (max_pool2d, hardswish)     --input float32[1,4,8,8]
+  generic.pt       ops the format lacks (hardswish, cumsum)         --input float32[1,4,8,8]
   data_if.pt       scripted: a branch on the sign of a sum (data)  --input float32[3,5]
-  resnet18.pt      torchvision's resnet18, traced under no_grad     --input float32[1,3,64,64]
+  pieces.pt        chunk, split, unbind, select, zeros, ones, relu6, hardtanh, contiguous, traced
+                                                                    --input float32[2,6,4]
+
+  resnet18.pt, mobilenet_v2.pt, squeezenet1_0.pt, efficientnet_b0.pt, convnext_tiny.pt
+                   torchvision's, traced under no_grad              --input float32[1,3,64,64]
+  vit.pt           torchvision's VisionTransformer: 2 layers, 64x64 --input float32[1,3,64,64]
+  encoder_layer.pt nn.TransformerEncoderLayer(32, 4), batch first, traced under no_grad (the fused
+                   fast path)                                       --input float32[2,10,32]
+  encoder_layer_grad.pt  the same traced with grad on (the path of separate ops)
+  lstm.pt          a 2-layer nn.LSTM, batch first; returns the output and (h, c)
+                                                                    --input float32[2,7,12]
 """
 import os
 import sys
@@ -63,7 +74,7 @@ class Generic(nn.Module):
 
     def forward(self, x):
         y = F.max_pool2d(self.conv(x), 2, ceil_mode=True)
-        return F.hardswish(y) + F.adaptive_avg_pool2d(y, 1)
+        return F.hardswish(y) + F.adaptive_avg_pool2d(y, 1) + torch.cumsum(y, dim=1)
 
 
 class DataIf(nn.Module):
@@ -75,17 +86,57 @@ class DataIf(nn.Module):
         return y - 1.0
 
 
-def save(module, example, path, script=False):
+class Pieces(nn.Module):
+    def forward(self, x):
+        a, b, c = x.chunk(3, dim=1)
+        p, q = torch.split(x, 4, dim=1)
+        first, second = torch.unbind(x, dim=0)
+        last = x.select(2, -1)
+        filled = torch.zeros(x.shape) + torch.ones(x.shape, dtype=torch.float64)  # sizes from x: not folded by the tracer
+        return (F.relu6(a * 4.0 + b) * c.contiguous(), p.sum(dim=1) + q.sum(dim=1), first - second, last,
+                F.hardtanh(x, -0.5, 0.5) + filled)
+
+
+def save(module, example, path, script=False, no_grad=True):
     module.eval()
     for p in module.parameters():
-        p.requires_grad_(False)
+        p.requires_grad_(not no_grad)
     with torch.no_grad():
         for m in module.modules():
             if isinstance(m, nn.BatchNorm2d):  # non-trivial running stats
                 m.running_mean.uniform_(-0.5, 0.5)
                 m.running_var.uniform_(0.5, 1.5)
-        ts = torch.jit.script(module) if script else torch.jit.trace(module, example)
+    with torch.set_grad_enabled(not no_grad):
+        # The trace check reruns the module under no_grad, where the encoder layer takes its fast path.
+        ts = torch.jit.script(module) if script else torch.jit.trace(module, example, check_trace=no_grad)
     ts.save(path)
+
+
+class VisionTransformer(nn.Module):
+    """torchvision's class, small: 64x64 images in 16x16 patches, 2 layers of width 32."""
+
+    def __init__(self):
+        super().__init__()
+        from torchvision.models.vision_transformer import VisionTransformer as Vit
+        self.vit = Vit(image_size=64, patch_size=16, num_layers=2, num_heads=4, hidden_dim=32, mlp_dim=64,
+                       num_classes=10)
+
+    def forward(self, x):
+        return self.vit(x)
+
+
+def save_real_models(out):
+    import torchvision.models as tvm
+    image = torch.randn(1, 3, 64, 64)
+    for name in ["resnet18", "mobilenet_v2", "squeezenet1_0", "efficientnet_b0", "convnext_tiny"]:
+        save(getattr(tvm, name)(), image, os.path.join(out, name + ".pt"))
+    save(VisionTransformer(), image, os.path.join(out, "vit.pt"))
+    tokens = torch.randn(2, 10, 32)
+    save(nn.TransformerEncoderLayer(32, 4, dim_feedforward=64, batch_first=True), tokens,
+         os.path.join(out, "encoder_layer.pt"))
+    save(nn.TransformerEncoderLayer(32, 4, dim_feedforward=64, batch_first=True), tokens,
+         os.path.join(out, "encoder_layer_grad.pt"), no_grad=False)
+    save(nn.LSTM(12, 16, num_layers=2, batch_first=True), torch.randn(2, 7, 12), os.path.join(out, "lstm.pt"))
 
 
 def main():
@@ -97,9 +148,9 @@ def main():
     save(Mlp(), torch.randn(4, 16), os.path.join(out, "mlp.pt"))
     save(Generic(), torch.randn(1, 4, 8, 8), os.path.join(out, "generic.pt"))
     save(DataIf(), None, os.path.join(out, "data_if.pt"), script=True)
-    if "--resnet18" in sys.argv:
-        import torchvision
-        save(torchvision.models.resnet18(), torch.randn(1, 3, 64, 64), os.path.join(out, "resnet18.pt"))
+    save(Pieces(), torch.randn(2, 6, 4), os.path.join(out, "pieces.pt"))
+    if "--real" in sys.argv:
+        save_real_models(out)
 
 
 if __name__ == "__main__":

@@ -13,9 +13,9 @@ bool cpu_kernel_exists(const std::string& op, DType dtype) {
       "tanh",   "sigmoid",     "relu",      "silu",       "erf",         "floor",      "ceil",    "round",
       "gelu",   "clamp",       "prod",      "logsumexp",  "softmax",     "log_softmax", "layer_norm", "batch_norm",
       "matmul", "linear",      "bmm",       "conv2d",     "dropout",     "scaled_tanh", "row_l2_normalize",
-      "bias_relu"};
+      "bias_relu",  "max_pool2d", "avg_pool2d"};
   if (dtype == DType::Float16) return no_float16.count(op) == 0;
-  if (dtype == DType::BFloat16) return op != "prod";
+  if (dtype == DType::BFloat16) return op != "prod" && op != "max_pool2d" && op != "avg_pool2d";
   return true;
 }
 

@@ -1,5 +1,5 @@
 // Builders for the ops a compiler calls out to (matmul, linear, bmm, conv2d: weights with
-// matching inner dims and kernels that fit), dropout, and the custom kernels.
+// matching inner dims and kernels that fit; the pools: windows that fit), dropout, and the custom kernels.
 #include <algorithm>
 
 #include "compiler/ir/custom_ops.h"
@@ -123,6 +123,34 @@ bool build_conv2d(GraphBuilder& b, Need need) {
   return b.add_node(std::move(n)).has_value();
 }
 
+// A window that fits the smallest input (padding at most half of it, as ATen requires), and
+// now and then a stride, padding, dilation or ceil_mode; ceil_mode only on constant H and W,
+// where the output size is decided.
+bool build_pool2d(GraphBuilder& b, Need need, const std::string& op) {
+  if (b.config().max_rank < 3) return false;
+  need.make_shape = [&b] { return b.random_shape(b.config().max_rank >= 4 && b.chance(0.7) ? 4 : 3); };
+  need.shape_ok = [](const SymShape& s) { return s.size() == 3 || s.size() == 4; };
+  auto x = b.obtain(need);
+  if (!x) return false;
+  const ValueType t = b.type(*x);
+  int64_t smallest = std::min(b.graph().dims.min_of(t.shape[t.rank() - 2]), b.graph().dims.min_of(t.shape[t.rank() - 1]));
+  if (smallest < 1) return false;
+  const int64_t dilation = op == "max_pool2d" && smallest >= 3 && b.chance(0.2) ? 2 : 1;
+  const int64_t kernel = b.uniform_int(1, std::max<int64_t>(1, std::min<int64_t>(3, (smallest - 1) / dilation + 1)));
+  const int64_t padding = kernel >= 2 && b.chance(0.3) ? 1 : 0;
+  Node n;
+  n.op = op;
+  n.args = {Arg::of(*x)};
+  n.attrs["kernel_size"] = b.chance(0.3) ? std::vector<int64_t>{kernel, kernel} : std::vector<int64_t>{kernel};
+  if (b.chance(0.5)) n.attrs["stride"] = std::vector<int64_t>{b.uniform_int(1, 2)};
+  if (padding != 0 || b.chance(0.2)) n.attrs["padding"] = std::vector<int64_t>{padding};
+  if (dilation != 1) n.attrs["dilation"] = std::vector<int64_t>{dilation};
+  const bool fixed_hw = t.shape[t.rank() - 2].is_const() && t.shape[t.rank() - 1].is_const();
+  if (fixed_hw && b.chance(0.3)) n.attrs["ceil_mode"] = true;
+  if (op == "avg_pool2d" && b.chance(0.3)) n.attrs["count_include_pad"] = false;
+  return b.add_node(std::move(n)).has_value();
+}
+
 }  // namespace
 
 bool build_extern(GraphBuilder& b, const std::string& op) {
@@ -132,6 +160,7 @@ bool build_extern(GraphBuilder& b, const std::string& op) {
   if (op == "matmul") return build_matmul(b, need);
   if (op == "linear") return build_linear(b, need);
   if (op == "bmm") return build_bmm(b, need);
+  if (op == "max_pool2d" || op == "avg_pool2d") return build_pool2d(b, need, op);
   return build_conv2d(b, need);
 }
 

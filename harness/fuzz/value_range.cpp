@@ -224,6 +224,14 @@ std::optional<ValueRange> normalization(const Graph& g, const Node& node, const 
 }
 
 std::optional<ValueRange> external(const Graph& g, const Node& node, const std::vector<ValueRange>& a) {
+  // A pool's window always holds an input element (padding is at most half the kernel): a max
+  // stays in the input's range, an average too, or between it and the zeros of the padding.
+  if (node.op == "max_pool2d") return a[0];
+  if (node.op == "avg_pool2d") {
+    if (node.has_attr("divisor_override")) return std::nullopt;
+    const bool pads = node.attr_bool("count_include_pad", true) && node.attr_int_list("padding").value_or(std::vector<int64_t>{0}) != std::vector<int64_t>{0};
+    return pads ? ValueRange{std::min(a[0].lo, 0.0), std::max(a[0].hi, 0.0)} : a[0];
+  }
   const SymShape& s0 = g.type(node.args[0].value).shape;
   const SymShape& s1 = g.type(node.args[1].value).shape;
   DimExpr k = 1;

@@ -27,11 +27,17 @@ std::map<std::string, NativeRule> build() {
   t["aten::pow.Tensor_Scalar"] = {"pow", {"self", "exponent"}, {}, {}};
   t["aten::where.self"] = {"where", {"condition", "self", "other"}, {}, {}};
   t["aten::clamp"] = {"clamp", {"self"}, {{"min", "min"}, {"max", "max"}}, {}};
+  // ATen's hardtanh is clamp (hardtanh_out calls clamp_out); a traced F.relu6 is hardtanh(0, 6).
+  t["aten::hardtanh"] = {"clamp", {"self"}, {{"min_val", "min"}, {"max_val", "max"}}, {}};
+  t["aten::relu6"] = {"clamp", {"self"}, {}, {}, {{"min", Scalar::from_int(0)}, {"max", Scalar::from_int(6)}}};
   t["aten::softmax.int"] = {"softmax", {"self"}, {{"dim", "dim"}}, {{"dtype", "None"}}};
   t["aten::log_softmax.int"] = {"log_softmax", {"self"}, {{"dim", "dim"}}, {{"dtype", "None"}}};
   for (const char* r : {"sum", "mean"})
     t[std::string("aten::") + r + ".dim_IntList"] = {r, {"self"}, {{"dim", "dim"}, {"keepdim", "keepdim"}}, {{"dtype", "None"}}};
   for (const char* r : {"amax", "amin"}) t[std::string("aten::") + r] = {r, {"self"}, {{"dim", "dim"}, {"keepdim", "keepdim"}}, {}};
+  // To 1x1, ATen's adaptive_avg_pool2d is this mean (its fast path calls input.mean({-1, -2}, true)).
+  t["aten::adaptive_avg_pool2d"] = {"mean", {"self"}, {}, {{"output_size", "[1, 1]"}},
+                                    {{"dim", std::vector<int64_t>{-1, -2}}, {"keepdim", true}}};
   t["aten::matmul"] = {"matmul", {"self", "other"}, {}, {}};
   t["aten::bmm"] = {"bmm", {"self", "mat2"}, {}, {}};
   t["aten::linear"] = {"linear", {"input", "weight", "bias?"}, {}, {}};
@@ -44,6 +50,13 @@ std::map<std::string, NativeRule> build() {
     t[name] = {"conv2d", {"input", "weight", "bias?"},
                {{"stride", "stride"}, {"padding", "padding"}, {"dilation", "dilation"}, {"groups", "groups"}},
                {{"transposed", "False"}, {"output_padding", "[0, 0]"}}};
+  t["aten::max_pool2d"] = {"max_pool2d", {"self"},
+                           {{"kernel_size", "kernel_size"}, {"stride", "stride"}, {"padding", "padding"},
+                            {"dilation", "dilation"}, {"ceil_mode", "ceil_mode"}}, {}};
+  t["aten::avg_pool2d"] = {"avg_pool2d", {"self"},
+                           {{"kernel_size", "kernel_size"}, {"stride", "stride"}, {"padding", "padding"},
+                            {"ceil_mode", "ceil_mode"}, {"count_include_pad", "count_include_pad"},
+                            {"divisor_override", "divisor_override"}}, {}};
   // The eager reference calls batch_norm and layer_norm with cudnn enabled, as PyTorch's default does.
   t["aten::batch_norm"] = {"batch_norm", {"input", "weight", "bias", "running_mean", "running_var"},
                            {{"training", "training"}, {"momentum", "momentum"}, {"eps", "eps"}},

@@ -1,7 +1,7 @@
 // Which ATen operators import as the model format's own ops (fusable by gbc): one table keyed by
 // the operator's name and overload ("aten::add.Tensor"), each entry naming the format's op, the
 // schema arguments passed as args, those that become attributes, and arguments that must hold a
-// given constant for the semantics to match (alpha=1, dtype=None). Every other operator, or one
+// given constant for the semantics to match (alpha=1, dtype=None), and attributes it implies. Every other operator, or one
 // whose constants differ, imports as a generic `aten` op. Test: tests/import/torchscript_import_test.cpp.
 #pragma once
 
@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "compiler/ir/graph.h"
 
 namespace gbc {
 
@@ -21,6 +23,8 @@ struct NativeRule {
   std::vector<std::pair<std::string, std::string>> attrs;
   /// schema argument -> the constant it must hold, as an IValue prints ("1", "None", "False").
   std::vector<std::pair<std::string, std::string>> require;
+  /// The format's attributes the ATen op implies (adaptive_avg_pool2d to 1x1 is a mean over H, W).
+  std::map<std::string, AttrValue> fixed = {};
 };
 
 /// The table, by "aten::NAME" or "aten::NAME.OVERLOAD".

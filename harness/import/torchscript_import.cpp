@@ -217,6 +217,14 @@ class NodeImporter {
     return it->second;
   }
 
+  // A value where an op takes a tensor: a 0-d tensor constant, kept as a constant for the shape
+  // arithmetic of traced models, becomes a param the first time the graph uses it as a tensor.
+  const Imported& lookup_tensor(const jit::Value* v) {
+    const Imported& x = lookup(v);
+    if (x.is_constant() && x.constant.isTensor()) env_[v] = add_param(v, x.constant.toTensor());
+    return env_[v];
+  }
+
   void import_block(jit::Block* block) {
     for (jit::Node* n : block->nodes()) import_node(n);
   }
@@ -230,12 +238,22 @@ class NodeImporter {
     if (kind == c10::prim::Constant) {
       c10::optional<c10::IValue> value = jit::toIValue(n->output());
       if (!value) fail(n, "a constant gbcheck cannot read");
+      // A 0-d tensor stays a constant (a traced `h // p` divides by one); lookup_tensor makes it a
+      // param where the graph uses it as a tensor.
+      if (value->isTensor() && value->toTensor().dim() == 0) return bind(n, {Imported::of_constant(*value)});
       if (value->isTensor()) return bind(n, {add_param(n->output(), value->toTensor())});
+      if (value->isTensorList()) {  // a frozen list of weights (an LSTM's)
+        std::vector<Imported> items;
+        for (const at::Tensor& t : value->toTensorVector()) items.push_back(add_param(n->output(), t));
+        return bind(n, {Imported::of_items(items)});
+      }
       return bind(n, {Imported::of_constant(*value)});
     }
     if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) {
+      auto list = n->output()->type()->cast<c10::ListType>();
+      const bool of_tensors = list && list->getElementType()->kind() == c10::TypeKind::TensorType;
       std::vector<Imported> items;
-      for (jit::Value* in : n->inputs()) items.push_back(lookup(in));
+      for (jit::Value* in : n->inputs()) items.push_back(of_tensors ? lookup_tensor(in) : lookup(in));
       return bind(n, {Imported::of_items(items)});
     }
     if (kind == c10::prim::ListUnpack || kind == c10::prim::TupleUnpack) {
@@ -271,10 +289,15 @@ class NodeImporter {
       if (fold_tensor_query(n)) return;
     if (fold_shape_arithmetic(n)) return;
     if (all_inputs_constant(n) && !produces_tensor(n)) return run_constant(n);
+    if (all_inputs_constant(n) && !n->isNondeterministic() && fold_scalar_tensor_op(n)) return;
     if (kind == c10::aten::dropout || kind == c10::aten::feature_dropout) {
       const Imported& train = lookup(n->input(2));
       if (train.is_constant() && !train.constant.toBool()) return bind(n, {lookup(n->input(0))});
     }
+    // The format's tensors have no memory layout: contiguous() is the tensor itself.
+    if (kind == c10::aten::contiguous && lookup(n->input(0)).kind == Imported::Kind::Tensor)
+      return bind(n, {lookup(n->input(0))});
+    if (import_pieces(n) || import_filled(n)) return;
     if (n->maybeSchema()) return import_op(n);
     fail(n, "cannot be represented in a model (a Python call or an unsupported construct)",
          "script or trace the model so that forward is plain tensor code");
@@ -298,17 +321,45 @@ class NodeImporter {
 
   // Runs a node on constants with TorchScript's own implementation of it.
   void run_constant(jit::Node* n) {
+    std::vector<Imported> outs;
+    for (auto& v : run_on_constants(n)) outs.push_back(Imported::of_constant(v));
+    bind(n, outs);
+  }
+
+  // A traced model's shape arithmetic runs on 0-d tensors (prim::NumToTensor of a size, then
+  // floor_divide, mul, div with a rounding mode, then aten::Int): on constants it is folded, with
+  // a number where the op takes a tensor made the 0-d tensor NumToTensor would have made. An op
+  // whose results are not all 0-d is imported as usual.
+  bool fold_scalar_tensor_op(jit::Node* n) {
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    if (!schema) return false;
+    std::vector<c10::IValue> results = run_on_constants(n, schema);
+    for (const auto& r : results)
+      if (!r.isTensor() || r.toTensor().dim() != 0) return false;
+    std::vector<Imported> outs;
+    for (auto& v : results) outs.push_back(Imported::of_constant(v));
+    bind(n, outs);
+    return true;
+  }
+
+  std::vector<c10::IValue> run_on_constants(jit::Node* n, const c10::FunctionSchema* schema = nullptr) {
     jit::Stack stack;
-    for (const jit::Value* in : n->inputs()) stack.push_back(to_ivalue(lookup(in), n));
+    for (size_t i = 0; i < n->inputs().size(); ++i) {
+      c10::IValue v = to_ivalue(lookup(n->input(i)), n);
+      const bool wants_tensor = schema && i < schema->arguments().size() &&
+                                schema->arguments()[i].type()->kind() == c10::TypeKind::TensorType;
+      if (wants_tensor && v.isInt()) v = at::scalar_tensor(v.toInt(), at::kLong);
+      else if (wants_tensor && v.isDouble()) v = at::scalar_tensor(v.toDouble(), at::kDouble);
+      else if (wants_tensor && v.isBool()) v = at::scalar_tensor(v.toBool(), at::kBool);
+      stack.push_back(std::move(v));
+    }
     try {
       jit::Operation op = n->getOperation();
       op(stack);
     } catch (const c10::Error& e) {
       fail(n, first_line(e.what_without_backtrace()));
     }
-    std::vector<Imported> outs;
-    for (auto& v : stack) outs.push_back(Imported::of_constant(v));
-    bind(n, outs);
+    return stack;
   }
 
   c10::IValue to_ivalue(const Imported& x, const jit::Node* n) {
@@ -351,24 +402,31 @@ class NodeImporter {
     return true;
   }
 
-  // Integer arithmetic on sizes that --dim made symbolic.
+  // Integer arithmetic on sizes that --dim made symbolic (as ints, or as the 0-d tensors of a
+  // traced model; a division of sizes, which are not negative, rounds down with either mode).
   bool fold_shape_arithmetic(jit::Node* n) {
-    if (n->inputs().size() != 2) return false;
+    const std::string op = n->kind().toQualString();
+    const bool rounded_div = op == "aten::div" && n->inputs().size() == 3 && lookup(n->input(2)).is_constant() &&
+                             lookup(n->input(2)).constant.isString();
+    if (n->inputs().size() != 2 && !rounded_div) return false;
     const Imported& a = lookup(n->input(0));
     const Imported& b = lookup(n->input(1));
     if (a.kind != Imported::Kind::SymInt && b.kind != Imported::Kind::SymInt) return false;
     auto as_dim = [&](const Imported& x) -> std::optional<DimExpr> {
       if (x.kind == Imported::Kind::SymInt) return x.sym;
       if (x.is_constant() && x.constant.isInt()) return DimExpr(x.constant.toInt());
+      if (x.is_constant() && x.constant.isTensor() && x.constant.toTensor().dim() == 0 &&
+          !x.constant.toTensor().is_floating_point())
+        return DimExpr(x.constant.toTensor().item<int64_t>());
       return std::nullopt;
     };
     auto da = as_dim(a), db = as_dim(b);
     if (!da || !db) return false;
-    const std::string op = n->kind().toQualString();
     if (op == "aten::mul") return bind(n, {Imported::of_sym(*da * *db)}), true;
     if (op == "aten::add") return bind(n, {Imported::of_sym(*da + *db)}), true;
     if (op == "aten::sub") return bind(n, {Imported::of_sym(*da - *db)}), true;
-    if (op == "aten::floordiv" || op == "aten::div") return bind(n, {Imported::of_sym(floordiv(*da, *db))}), true;
+    if (op == "aten::floordiv" || op == "aten::floor_divide" || op == "aten::div")
+      return bind(n, {Imported::of_sym(floordiv(*da, *db))}), true;
     // A comparison of sizes (a shape check): decided when it holds the same way for every size.
     static const std::map<std::string, std::function<bool(int64_t, int64_t)>> compare = {
         {"aten::eq", std::equal_to<int64_t>()}, {"aten::ne", std::not_equal_to<int64_t>()},
@@ -500,6 +558,83 @@ class NodeImporter {
     return outs;
   }
 
+  // The format's op `op` on `x` with `attrs`, counted as a native node.
+  ValueId emit_native(const std::string& op, ValueId x, std::map<std::string, AttrValue> attrs, const jit::Node* n) {
+    Node node;
+    node.op = op;
+    node.loc = loc_of(n);
+    if (x != kNoValue) node.args.push_back(Arg::of(x));
+    node.attrs = std::move(attrs);
+    ++result_.native_nodes;
+    return emit(std::move(node), 1, n)[0];
+  }
+
+  // chunk, split (by size), unbind and select along a dim of constant size: slices of the
+  // format (and a squeeze for unbind and select), the same views ATen returns.
+  bool import_pieces(jit::Node* n) {
+    const std::string op = n->kind().toQualString();
+    if (op != "aten::chunk" && op != "aten::split" && op != "aten::unbind" && op != "aten::select") return false;
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    const bool by_size = op == "aten::split" && schema && schema->overload_name() == "Tensor";
+    if (!schema || (op == "aten::split" && !by_size) || (op == "aten::unbind" && schema->overload_name() != "int") ||
+        (op == "aten::select" && schema->overload_name() != "int"))
+      return false;
+    const Imported& x = lookup(n->input(0));
+    const bool one_dim = op == "aten::unbind" || op == "aten::select";  // (self, dim, ...)
+    const Imported& dim_arg = lookup(n->input(one_dim ? 1 : 2));
+    if (x.kind != Imported::Kind::Tensor || !dim_arg.is_constant() || !dim_arg.constant.isInt()) return false;
+    const SymShape& shape = model_.graph.type(x.tensor).shape;
+    auto dim = normalize_dim(dim_arg.constant.toInt(), static_cast<int64_t>(shape.size()));
+    if (!dim || shape.empty() || !shape[static_cast<size_t>(*dim)].is_const()) return false;
+    const int64_t size = shape[static_cast<size_t>(*dim)].value();
+    auto slice = [&](int64_t start, int64_t end) {
+      return emit_native("slice", x.tensor, {{"dim", *dim}, {"start", start}, {"end", end}, {"step", int64_t{1}}}, n);
+    };
+    auto pick = [&](int64_t i) { return Imported::of_tensor(emit_native("squeeze", slice(i, i + 1), {{"dim", *dim}}, n)); };
+    if (op == "aten::select") {
+      const Imported& index = lookup(n->input(2));
+      if (!index.is_constant() || !index.constant.isInt()) return false;
+      const int64_t i = index.constant.toInt() < 0 ? index.constant.toInt() + size : index.constant.toInt();
+      if (i < 0 || i >= size) return false;  // the generic op reports ATen's error
+      bind(n, {pick(i)});
+      return true;
+    }
+    if (op == "aten::unbind") {
+      std::vector<Imported> items;
+      for (int64_t i = 0; i < size; ++i) items.push_back(pick(i));
+      bind(n, {Imported::of_items(items)});
+      return true;
+    }
+    const Imported& count_arg = lookup(n->input(1));
+    if (!count_arg.is_constant() || !count_arg.constant.isInt() || count_arg.constant.toInt() < 1) return false;
+    const int64_t piece = by_size ? count_arg.constant.toInt() : (size + count_arg.constant.toInt() - 1) / count_arg.constant.toInt();
+    std::vector<Imported> items;
+    for (int64_t start = 0; start < size || (size == 0 && items.empty()); start += std::max<int64_t>(piece, 1))
+      items.push_back(Imported::of_tensor(slice(start, std::min(start + piece, size))));
+    bind(n, {Imported::of_items(items)});
+    return true;
+  }
+
+  // zeros and ones: the format's full, float32 when the dtype is None (torch's default dtype).
+  bool import_filled(jit::Node* n) {
+    const std::string op = n->kind().toQualString();
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    if ((op != "aten::zeros" && op != "aten::ones") || !schema || !schema->overload_name().empty()) return false;
+    const Imported& size = lookup(n->input(0));
+    const Imported& dtype = lookup(n->input(1));
+    auto shape = native_attr(size, AttrType::Shape);
+    if (!shape || !dtype.is_constant()) return false;
+    DType dt = DType::Float32;
+    if (!dtype.constant.isNone()) {
+      auto d = native_attr(dtype, AttrType::DType);
+      if (!d) return false;
+      dt = std::get<DType>(*d);
+    }
+    const Scalar value = Scalar::from_int(op == "aten::ones" ? 1 : 0);
+    bind(n, {Imported::of_tensor(emit_native("full", kNoValue, {{"shape", *shape}, {"value", value}, {"dtype", dt}}, n))});
+    return true;
+  }
+
   static std::string op_key(const c10::FunctionSchema& schema) {
     return schema.name() + (schema.overload_name().empty() ? "" : "." + schema.overload_name());
   }
@@ -536,7 +671,7 @@ class NodeImporter {
       if (optional) arg.pop_back();
       auto it = by_name.find(arg);
       if (it == by_name.end()) return std::nullopt;
-      const Imported& v = lookup(it->second);
+      const Imported& v = lookup_tensor(it->second);
       if (v.is_constant() && v.constant.isNone()) {
         if (optional) break;
         return std::nullopt;
@@ -562,10 +697,13 @@ class NodeImporter {
       if (it == by_name.end() || !spec) return std::nullopt;
       const Imported& v = lookup(it->second);
       if (v.is_constant() && v.constant.isNone()) continue;
+      // A traced pool's stride=[] means the kernel size, as the format's absent stride does.
+      if (spec->type == AttrType::Stride2 && v.is_constant() && v.constant.isIntList() && v.constant.toIntVector().empty()) continue;
       auto value = native_attr(v, spec->type);
       if (!value) return std::nullopt;
       node.attrs[attr] = *value;
     }
+    for (const auto& [attr, value] : rule.fixed) node.attrs[attr] = value;
     // slice's end of INT64_MAX (Python's x[a:]) is the format's absent end.
     if (rule.op == "slice")
       if (auto e = node.attrs.find("end"); e != node.attrs.end() && std::get<int64_t>(e->second) >= (int64_t{1} << 62))
@@ -660,7 +798,7 @@ class NodeImporter {
       const c10::TypePtr& inner = opt ? opt->getElementType() : type;
       if (inner->kind() == c10::TypeKind::TensorType) {
         if (v.is_constant() && v.constant.isNone()) node.attrs[arg.name()] = NoneAttr{};
-        else node.args.push_back(Arg::of(as_tensor(v, n)));
+        else node.args.push_back(Arg::of(as_tensor(lookup_tensor(n->input(i)), n)));
         continue;
       }
       if (auto list = inner->cast<c10::ListType>()) {

@@ -17,6 +17,7 @@
 #include <ATen/ops/ceil.h>
 #include <ATen/ops/clamp.h>
 #include <ATen/ops/clamp_min.h>
+#include <ATen/ops/avg_pool2d.h>
 #include <ATen/ops/conv2d.h>
 #include <ATen/ops/cos.h>
 #include <ATen/ops/div.h>
@@ -313,6 +314,18 @@ std::vector<OpCase> op_cases() {
                "  x: {shape: [1, 2, 6, 6], dtype: float32}\n  w: {shape: [4, 1, 2, 2], dtype: float32}\n",
                node("op: conv2d, args: [x, w], dilation: [2, 1], groups: 2"),
                [](const Inputs& in) { return at::conv2d(in[0], in[1], c10::nullopt, at::IntArrayRef{1}, at::IntArrayRef{0}, at::IntArrayRef{2, 1}, 2); }});
+  c.push_back({"max_pool2d_ceil_mode_default_stride", "  x: {shape: [1, 2, 5, 5], dtype: float32}\n",
+               node("op: max_pool2d, args: [x], kernel_size: 2, ceil_mode: true"),
+               [](const Inputs& in) { return at::max_pool2d(in[0], {2}, {}, {0}, {1}, true); }});
+  c.push_back({"max_pool2d_padding_dilation_3d", "  x: {shape: [2, 7, 6], dtype: float64}\n",
+               node("op: max_pool2d, args: [x], kernel_size: [3, 2], stride: [2, 1], padding: 1, dilation: [2, 1]"),
+               [](const Inputs& in) { return at::max_pool2d(in[0], {3, 2}, {2, 1}, {1}, {2, 1}); }});
+  c.push_back({"avg_pool2d_padding_without_pad_count", "  x: {shape: [1, 3, 6, 5], dtype: float32}\n",
+               node("op: avg_pool2d, args: [x], kernel_size: 3, stride: 2, padding: 1, count_include_pad: false"),
+               [](const Inputs& in) { return at::avg_pool2d(in[0], {3}, {2}, {1}, false, false); }});
+  c.push_back({"avg_pool2d_ceil_mode_divisor", "  x: {shape: [1, 2, 5, 5], dtype: float32}\n",
+               node("op: avg_pool2d, args: [x], kernel_size: 2, ceil_mode: true, divisor_override: 3"),
+               [](const Inputs& in) { return at::avg_pool2d(in[0], {2}, {}, {0}, true, true, 3); }});
   // The generic op: any ATen operator by its schema, run through the dispatcher.
   c.push_back({"generic_max_pool2d_ceil", "  x: {shape: [1, 2, 5, 5], dtype: float32}\n",
                node("op: aten, schema: \"aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
@@ -667,6 +680,8 @@ void sweep_nn(Disagreements& d) {
     probe(d, "linear", {T(a, {3}), T(a, {4, 3})});
     probe(d, "conv2d", {T(a, {2, 4, 4}), T(a, {2, 1, 3, 3})}, {{"groups", int64_t{2}}, {"padding", std::vector<int64_t>{1}}});
     probe(d, "batch_norm", {T(a, {2, 3}), T(a, {3}), T(a, {3}), T(a, {3}), T(a, {3})});
+    probe(d, "max_pool2d", {T(a, {1, 2, 4, 4})}, {{"kernel_size", std::vector<int64_t>{2}}});
+    probe(d, "avg_pool2d", {T(a, {2, 4, 4})}, {{"kernel_size", std::vector<int64_t>{3}}, {"padding", std::vector<int64_t>{1}}});
   }
   for (DType a : floating_dtypes())
     for (DType b : floating_dtypes()) probe(d, "custom", {T(a), T(b, {3})}, {{"name", std::string("bias_relu")}});

@@ -131,6 +131,22 @@ TEST(TorchScriptEmitter, SymbolicShapesReductionsViewsAndMangledNames) {
             "    return (flat, e, z, s1, s2, s3, v, v2, pr, am, ls, ax, sl, c, ln, v_print)\n");
 }
 
+TEST(TorchScriptEmitter, PoolsSpellEveryArgumentAndAnAbsentStrideIsTheKernels) {
+  EXPECT_EQ(emit("format: gbcheck/v1\nname: t\n"
+                 "inputs:\n"
+                 "  x: {shape: [1, 3, 7, 6], dtype: float32}\n"
+                 "graph:\n"
+                 "  - {id: a, op: max_pool2d, args: [x], kernel_size: 3, stride: 2, padding: 1, ceil_mode: true}\n"
+                 "  - {id: b, op: avg_pool2d, args: [x], kernel_size: [2, 3], padding: [1, 1], count_include_pad: false}\n"
+                 "  - {id: c, op: avg_pool2d, args: [x], kernel_size: 2, divisor_override: 3}\n"
+                 "outputs: [a, b, c]\n"),
+            "def forward(x: Tensor) -> Tuple[Tensor, Tensor, Tensor]:\n"
+            "    a = torch.max_pool2d(x, [3, 3], [2, 2], [1, 1], [1, 1], True)\n"
+            "    b = torch.avg_pool2d(x, [2, 3], [], [1, 1], False, False, None)\n"
+            "    c = torch.avg_pool2d(x, [2, 2], [], [0, 0], False, True, 3)\n"
+            "    return (a, b, c)\n");
+}
+
 TEST(TorchScriptEmitter, ControlFlowHostScalarsDataDependentSizesAndCustomOps) {
   EXPECT_EQ(emit("format: gbcheck/v1\nname: t\n"
                  "inputs:\n"
