@@ -4,7 +4,7 @@
 # another). gbcheck_use_torch_pch() gives it to every source that includes a LibTorch header,
 # directly or through the project's own headers, in every target that links gbcheck_torch; other
 # sources skip it (loading it costs about a second). Before/after timings: README.md, "Setup".
-# Test: tests/build/torch_pch_test.sh (every consumer's flags accept its precompiled header).
+# Test: tests/build/torch_pch_test.py (every consumer's flags accept its precompiled header).
 
 set(GBCHECK_TORCH_PCH_HEADERS <ATen/ATen.h>)
 

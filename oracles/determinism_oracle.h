@@ -1,7 +1,7 @@
 // Bit-for-bit comparison of two runs on the same inputs (and the same RNG seed). The determinism
 // oracle applies it to two runs of a compiled path; the runner applies it to two eager runs, where
 // a difference makes the case an unusable reference rather than a compiler bug.
-// Test: tests/oracles/pattern_oracles_test.cpp, tests/oracles/runner_test.cpp.
+// Test: tests/oracles/pattern_oracles_test.cpp, tests/runner/check_runner_test.cpp.
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -5,7 +5,7 @@
 // the running maximum more than kSuperlinearFactor-fold from step N/4 to N/2 and again from N/2 to
 // N, while already above kDriftNoiseFloor of the tolerance (below that, single rounding flips
 // dominate and growth cannot be told from noise).
-// Test: tests/oracles/stateful_oracles_test.cpp, tests/oracles/runner_test.cpp.
+// Test: tests/oracles/stateful_oracles_test.cpp, tests/runner/check_runner_test.cpp.
 #pragma once
 
 #include <vector>

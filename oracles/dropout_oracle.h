@@ -5,7 +5,7 @@
 // standard deviations (a false alarm about once in 1.7 million checks). Elements where x/(1-p) is
 // itself within the tolerance of 0 say nothing about the mask and are not counted.
 // In eval mode dropout is the identity and the result must equal x bit for bit.
-// Test: tests/oracles/stateful_oracles_test.cpp, tests/oracles/runner_test.cpp.
+// Test: tests/oracles/stateful_oracles_test.cpp, tests/runner/check_runner_test.cpp.
 #pragma once
 
 #include <ATen/core/Tensor.h>

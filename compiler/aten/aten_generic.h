@@ -2,7 +2,8 @@
 // the dispatcher (c10::Dispatcher::findSchemaOrThrow), its tensors and attributes become the boxed
 // stack in the registered schema's argument order, and callBoxed runs it, as TorchScript's
 // interpreter does. The same stack on meta tensors gives the result types at load time (the IR's
-// generic op typer, registered by this file). Test: tests/aten/generic_op_test.cpp.
+// generic op typer, registered by this file). Tests: tests/aten/aten_ops_test.cpp (the generic_*
+// cases), tests/import/torchscript_import_test.cpp.
 #pragma once
 
 #include <c10/core/Device.h>

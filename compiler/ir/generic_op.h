@@ -2,7 +2,8 @@
 // has no op of its own for (imported TorchScript models use it; docs/model-format.md). Its tensor
 // arguments are the node's args, every other argument an attribute named as in the schema. Only
 // LibTorch knows its result types, so compiler/aten registers a typer (meta tensors) at start-up;
-// without one (torch-free tools) the op is an error. Test: tests/aten/generic_op_test.cpp.
+// without one (torch-free tools) the op is an error. Tests: tests/aten/aten_ops_test.cpp (the
+// generic_* cases), tests/import/torchscript_import_test.cpp.
 #pragma once
 
 #include <functional>

@@ -7,7 +7,7 @@
 // kernels this way (kernel_region.h), `gbcheck bisect` watches them through a region, and the
 // kernel tests run single groups with it (tests/kernel/kernel_test_util.h).
 // Tests: tests/runtime/kernel_call_test.cpp, tests/kernel/interpreter_test.cpp,
-// tests/runtime/backends_test.cpp, tests/faults/bisect_test.cpp.
+// tests/runtime/backends_test.cpp, tests/bisect/bisect_test.cpp.
 #pragma once
 
 #include <c10/core/Device.h>

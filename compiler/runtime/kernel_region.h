@@ -14,7 +14,7 @@
 // determinism oracle rightly calls a bug. With an observer, every kernel runs in the interpreter
 // and the observer sees each member node's values (`gbcheck bisect`).
 // Tests: tests/runtime/backends_test.cpp, tests/runtime/predicted_layouts_test.cpp,
-// tests/codegen/cuda_corpus_test.cpp, tests/faults/bisect_test.cpp (observed).
+// tests/codegen/cuda_corpus_test.cpp, tests/bisect/bisect_test.cpp (observed).
 #pragma once
 
 #include <functional>

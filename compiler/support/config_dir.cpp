@@ -19,7 +19,7 @@ std::string config_file(const std::string& name) {
   throw ConfigNotFound("config file " + path + " not found (" +
                        (from_env ? std::string("GBCHECK_CONFIG_DIR is ") + dir
                                  : "the configs/ folder of the source tree gbcheck was built from") +
-                       "); set GBCHECK_CONFIG_DIR to a folder holding fuzz.yaml, reduce.yaml and pipeline.yaml "
+                       "); set GBCHECK_CONFIG_DIR to a folder holding fuzz.yaml, reduce.yaml, pipeline.yaml, tolerances.yaml "
                        "(a copy of configs/)");
 }
 

@@ -1,5 +1,5 @@
-// Where gbcheck finds the files under configs/ (fuzz.yaml, reduce.yaml, pipeline.yaml: what each
-// holds is in docs/configs.md): $GBCHECK_CONFIG_DIR when set, else the configs/ folder of the
+// Where gbcheck finds the files under configs/ (fuzz.yaml, reduce.yaml, pipeline.yaml,
+// tolerances.yaml, backends.yaml: what each holds is in docs/configs.md): $GBCHECK_CONFIG_DIR when set, else the configs/ folder of the
 // source tree the binary was built from (a path CMake compiles in), so a built gbcheck needs no
 // setup and a copied or installed one is pointed at its configs with one variable.
 // Test: tests/harness/config_files_test.cpp.

@@ -5,7 +5,7 @@
 //   node:  the first IR node whose value diverges, read inside the fused kernels by the kernel-IR
 //          interpreter (node_compare.h).
 // Each step comes with the command that shows it. Rendering: bisect_report.h.
-// Test: tests/faults/bisect_test.cpp.
+// Test: tests/bisect/bisect_test.cpp.
 #pragma once
 
 #include <functional>

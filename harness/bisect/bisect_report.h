@@ -1,6 +1,6 @@
 // How `gbcheck bisect` shows its result: the terminal form (stage, pass, node with file:line, and
 // the command that shows each) and --json (schema gbcheck.bisect/v1, docs/debugging.md).
-// Test: tests/faults/bisect_test.cpp.
+// Test: tests/bisect/bisect_test.cpp.
 #pragma once
 
 #include <nlohmann/json.hpp>

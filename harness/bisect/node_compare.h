@@ -6,7 +6,7 @@
 // are never made kernel outputs, so looking does not change what gets fused. Nodes the pipeline
 // created (decompositions) have no eager value and are skipped. For decomp the pipeline's graph
 // runs op by op on ATen instead. CPU only.
-// Test: tests/faults/bisect_test.cpp.
+// Test: tests/bisect/bisect_test.cpp.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // stage still diverges, no pass is to blame: the bug is in the stage's lowering, runtime or code
 // generation); then the candidates are halved while one half alone removes the divergence, and
 // tried one at a time when neither half does (passes that only matter together).
-// Test: tests/faults/bisect_test.cpp.
+// Test: tests/bisect/bisect_test.cpp.
 #pragma once
 
 #include <string>

@@ -2,7 +2,7 @@
 // diverge from eager on this model? The check runs in a sandboxed child process
 // (harness/sandbox/sandbox.h), so a stage whose generated code crashes or hangs is an answer
 // ("crash SIGSEGV") instead of the end of the bisection. Shrinking is off: only the verdict and
-// the first failing case matter here. Test: tests/faults/bisect_test.cpp.
+// the first failing case matter here. Test: tests/bisect/bisect_test.cpp.
 #pragma once
 
 #include <string>

@@ -1,7 +1,7 @@
 // `gbcheck bisect MODEL.yaml [--backend B] [--inject-fault K]`: the first diverging stage of gbc's
 // ladder, the pass whose absence removes the divergence, and the first diverging IR node
 // (harness/bisect/bisect.h), with --json. Exit codes: 1 when a stage diverges, 0 when none does.
-// Test: tests/faults/bisect_test.cpp.
+// Test: tests/bisect/bisect_test.cpp.
 #include <ATen/Parallel.h>
 
 #include <iostream>

@@ -4,7 +4,7 @@
 // hint), for each graph its ops, fused kernels (which model nodes each computes), extern calls and
 // ATen steps, then the fallbacks and recompiles the cases caused. --fullgraph makes a graph break a
 // failure (exit 1); --json writes schema gbcheck.explain/v1 (docs/json-report.md).
-// Test: tests/runtime/explain_test.cpp.
+// Test: tests/cli/explain_command_test.cpp.
 #include <ATen/ATen.h>
 #include <torch/version.h>
 

@@ -1,7 +1,7 @@
 // `gbcheck repro MODEL.yaml --out DIR [--backend B] [--seed S --case K]`: writes a folder that
 // reproduces a failing case without gbcheck (harness/repro/repro.h). Exit codes: 1 when the folder
 // reproduces a divergence, 0 when no case fails (nothing is written then).
-// Test: tests/faults/repro_test.cpp.
+// Test: tests/repro/repro_test.cpp.
 #include <ATen/Parallel.h>
 
 #include <iostream>

@@ -59,6 +59,9 @@ void RunArgs::add_to(CLI::App& app, const RunArgsScope& scope) {
             [](const std::string& s) { return ShrinkPath::parse(s) ? std::string() : "'" + s + "' is not a shrink path"; },
             "dot-separated shrink indices, e.g. 0.2.1", "SHRINK_PATH"));
   if (scope.tolerances) {
+    app.add_option("--tolerances-config", tolerances.presets_path,
+                   "a tolerances file whose rtol/atol per dtype override configs/tolerances.yaml's (docs/configs.md); "
+                   "check.tolerance, --rtol and --atol win over it");
     app.add_option("--rtol", tolerances.rtol,
                    "relative tolerance over check.tolerance: X (all), DTYPE:X or OUTPUT:X (e.g. y:1e-3); repeatable");
     app.add_option("--atol", tolerances.atol,

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "compiler/ir/dtype.h"
+#include "harness/model/tolerance_presets.h"
 
 namespace gbc {
 namespace {
@@ -56,7 +57,7 @@ std::string apply_field(const std::vector<std::string>& specs, const char* flag,
   }
   // Each entry starts from what the model would use, so that --rtol leaves atol as it was.
   for (const auto& [dt, v] : by_dtype) {
-    Tolerance t = c.tolerance.count(dt) ? c.tolerance.at(dt) : default_tolerance(dt);
+    Tolerance t = c.dtype_tolerance(dt);
     t.*field = v;
     c.tolerance[dt] = t;
   }
@@ -71,6 +72,8 @@ std::string apply_field(const std::vector<std::string>& specs, const char* flag,
 }  // namespace
 
 std::string ToleranceArgs::apply(Model& model) const {
+  // Read here, so that an invalid or missing file stops the command before anything runs.
+  model.check.tolerance_presets = load_tolerance_presets(presets_path);
   if (std::string e = apply_field(rtol, "--rtol", &Tolerance::rtol, model); !e.empty()) return e;
   if (std::string e = apply_field(atol, "--atol", &Tolerance::atol, model); !e.empty()) return e;
   if (error_stat.empty()) return "";

@@ -1,5 +1,7 @@
 #include "harness/model/check_config.h"
 
+#include "harness/model/tolerance_presets.h"
+
 namespace gbc {
 
 Expectation Expectation::for_backend(const std::string& backend) const {
@@ -17,7 +19,12 @@ Expectation Expectation::for_backend(const std::string& backend) const {
 
 Tolerance CheckConfig::tolerance_for(DType dtype, const std::string& output) const {
   if (auto it = output_tolerance.find(output); it != output_tolerance.end()) return it->second;
+  return dtype_tolerance(dtype);
+}
+
+Tolerance CheckConfig::dtype_tolerance(DType dtype) const {
   if (auto it = tolerance.find(dtype); it != tolerance.end()) return it->second;
+  if (auto it = tolerance_presets.find(dtype); it != tolerance_presets.end()) return it->second;
   return default_tolerance(dtype);
 }
 

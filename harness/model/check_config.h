@@ -39,7 +39,10 @@ struct CheckConfig {
   int cases = 20;
   std::string device = "cpu";                   // cpu | cuda
   std::vector<std::string> backends = {"gbc"};  // compiled paths compared with eager
-  std::map<DType, Tolerance> tolerance;          // overrides of default_tolerance
+  std::map<DType, Tolerance> tolerance;          // overrides of the presets
+  /// The presets per dtype of this run (--tolerances-config on configs/tolerances.yaml); a dtype
+  /// missing here takes the shipped one (tolerance_presets.h).
+  std::map<DType, Tolerance> tolerance_presets;
   std::map<std::string, Tolerance> output_tolerance;  // per-output overrides (win over dtype)
   bool equal_nan = true;
   Expectation expect;
@@ -65,7 +68,10 @@ struct CheckConfig {
   SourceLoc loc;                                // of the check: section
   std::map<std::string, SourceLoc> key_locs;    // of each key given, for later errors
 
+  /// The output's own entry, else its dtype's (check.tolerance, then the presets).
   Tolerance tolerance_for(DType dtype, const std::string& output) const;
+  /// check.tolerance's entry for the dtype, else the preset.
+  Tolerance dtype_tolerance(DType dtype) const;
   SourceLoc loc_of(const std::string& key) const;
 };
 

@@ -7,6 +7,7 @@
 #include "compiler/ir/generic_op.h"
 #include "compiler/ir/op_schema.h"
 #include "compiler/ir/yaml_reader.h"
+#include "harness/model/tolerance_presets.h"
 
 namespace gbc {
 namespace {
@@ -172,9 +173,16 @@ void write_check(const CheckConfig& c, std::ostream& out) {
   if (c.cases != d.cases) s << "  cases: " << c.cases << "\n";
   if (c.device != d.device) s << "  device: " << c.device << "\n";
   if (c.backends != d.backends) s << "  backends: " << string_list(c.backends) << "\n";
-  if (!c.tolerance.empty() || !c.output_tolerance.empty()) {
+  // A run's own presets (--tolerances-config) are written as the model's, so that a reduced
+  // model or a repro is judged as the run was.
+  std::map<DType, Tolerance> by_dtype = c.tolerance;
+  for (const auto& [dt, t] : c.tolerance_presets) {
+    const Tolerance shipped = default_tolerance(dt);
+    if (t.rtol != shipped.rtol || t.atol != shipped.atol) by_dtype.emplace(dt, t);
+  }
+  if (!by_dtype.empty() || !c.output_tolerance.empty()) {
     s << "  tolerance:\n";
-    for (const auto& [dt, t] : c.tolerance)
+    for (const auto& [dt, t] : by_dtype)
       s << "    " << dtype_name(dt) << ": {rtol: " << number(t.rtol) << ", atol: " << number(t.atol) << "}\n";
     for (const auto& [o, t] : c.output_tolerance)
       s << "    " << o << ": {rtol: " << number(t.rtol) << ", atol: " << number(t.atol) << "}\n";

@@ -1,6 +1,6 @@
 // SVG plots of the drift oracle's per-step errors (`--plots DIR`): one file per backend, the error
 // of each case in units of the tolerance against the step, on a log scale, with the tolerance
-// (1.0) drawn across. Plain SVG 1.1 text, viewable in any browser. Test: tests/oracles/runner_test.cpp.
+// (1.0) drawn across. Plain SVG 1.1 text, viewable in any browser. Test: tests/runner/check_runner_test.cpp.
 #pragma once
 
 #include <string>

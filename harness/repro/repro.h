@@ -3,7 +3,7 @@
 // crashes is reproduced too; saves the case's inputs, eager's outputs and the failing backend's
 // outputs (tensor_files.h); writes model.yaml (the model as given), manifest.json, repro.py,
 // repro.cpp with its CMakeLists.txt (repro_sources.h) and README.md (repro_readme.h).
-// Test: tests/faults/repro_test.cpp (label repro: builds repro.cpp with cmake and runs it).
+// Test: tests/repro/repro_test.cpp (label repro: builds repro.cpp with cmake and runs it).
 #pragma once
 
 #include <optional>

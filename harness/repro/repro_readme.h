@@ -1,6 +1,6 @@
 // README.md of a repro folder: what was expected, what was observed (errors, worst element), the
 // inputs, how to replay it (gbcheck, repro.cpp, repro.py) and the environment it was made in
-// (LibTorch, CUDA, GPU, host compiler, gbcheck, OS). Test: tests/faults/repro_test.cpp.
+// (LibTorch, CUDA, GPU, host compiler, gbcheck, OS). Test: tests/repro/repro_test.cpp.
 #pragma once
 
 #include <string>

@@ -6,7 +6,7 @@
 //                   op) against NNC (the same source with the TensorExpr fuser, profiled) when the
 //                   failing backend is nnc, otherwise against the saved outputs;
 //   CMakeLists.txt  builds repro.cpp against LibTorch (find_package(Torch)).
-// Pure string work. Test: tests/faults/repro_test.cpp.
+// Pure string work. Test: tests/repro/repro_test.cpp.
 #pragma once
 
 #include <nlohmann/json.hpp>

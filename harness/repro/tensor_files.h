@@ -3,7 +3,7 @@
 // 16-bit patterns, bool as one byte), described by a manifest entry {name, dtype, shape, file}.
 // repro.cpp reads them with std::ifstream into at::empty, repro.py with torch.frombuffer; both
 // work on LibTorch/PyTorch 1.13 and 2.x, which torch::pickle_save's format does not promise.
-// Test: tests/faults/repro_test.cpp.
+// Test: tests/repro/repro_test.cpp.
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -3,7 +3,7 @@
 // twice for compiled paths (determinism), over check.iterations' steps with outputs fed back, and
 // every output, mutated input and the per-step drift judged by the selected oracles. The float64
 // reference is computed at most once per case, and only when a tolerance check fails.
-// Test: tests/oracles/runner_test.cpp.
+// Test: tests/runner/check_runner_test.cpp.
 #pragma once
 
 #include <optional>

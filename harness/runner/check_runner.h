@@ -3,7 +3,7 @@
 // output judged by the oracles (case_run.h). Backends persist across cases, so compile caches,
 // guards and recompiles behave as in a real deployment. The first failing case of each backend is
 // shrunk on fresh backends, and the report names the shrunk case's --shrink path.
-// Test: tests/oracles/runner_test.cpp.
+// Test: tests/runner/check_runner_test.cpp.
 #pragma once
 
 #include <functional>

@@ -4,7 +4,7 @@
 // compared element by element unless the compiled path draws the same mask), the dropout nodes
 // whose results are outputs (judged statistically), and the feedback of check.iterations. The
 // oracles' own settings (which oracles, the error statistic) come from the check: section here, so
-// that oracles/ knows nothing of models. Tests: tests/oracles/runner_test.cpp,
+// that oracles/ knows nothing of models. Tests: tests/runner/check_runner_test.cpp,
 // tests/oracles/stateful_oracles_test.cpp.
 #pragma once
 

@@ -23,6 +23,7 @@
 #include "compiler/aten/aten_convert.h"
 #include "compiler/aten/eager_executor.h"
 #include "harness/model/model_loader.h"
+#include "tests/support/load_model.h"
 
 namespace gbc::testing {
 
@@ -33,15 +34,6 @@ inline std::string model_text(const std::string& inputs, const std::string& grap
   return "format: gbcheck/v1\nname: t\n" + extra + "inputs:\n" + inputs + "graph:\n" + graph + "outputs: " + outputs + "\n";
 }
 
-/// Loads a model, failing the test with the diagnostics when it does not load.
-inline Model load(const std::string& text) {
-  try {
-    return load_model_text(text, "test.yaml");
-  } catch (const ModelError& e) {
-    ADD_FAILURE() << "model does not load:\n" << e.diagnostics().str() << "\n" << text;
-    throw;
-  }
-}
 
 /// Draws one tensor from a ValueDist with a private generator (the global one stays untouched,
 /// so dropout tests control it alone).

@@ -19,6 +19,7 @@
 #include "compiler/cuda/cuda_driver.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_runner.h"
+#include "tests/support/load_model.h"
 
 namespace gbc {
 namespace {
@@ -95,7 +96,7 @@ TEST_P(GbcCudaCorpus, GbcMatchesEagerOnDeviceCuda) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, GbcCudaCorpus, ::testing::ValuesIn(examples()), test_name);
 
-Model load(const std::string& text) { return load_model_text(text, "test.yaml"); }
+using testing::load;
 
 const char* kStaticChain = R"(format: gbcheck/v1
 name: static_chain

@@ -23,18 +23,12 @@
 #include "compiler/aten/eager_executor.h"
 #include "compiler/backends/torchscript_emitter.h"
 #include "harness/model/model_loader.h"
+#include "tests/support/load_model.h"
 
 namespace gbc {
 namespace {
 
-Model load(const std::string& text) {
-  try {
-    return load_model_text(text, "test.yaml");
-  } catch (const ModelError& e) {
-    ADD_FAILURE() << "model does not load:\n" << e.diagnostics().str();
-    throw;
-  }
-}
+using testing::load;
 
 // Inputs in graph order for the given dim sizes, from a private generator (the global one is the
 // dropout test's).

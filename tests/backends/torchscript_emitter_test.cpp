@@ -8,18 +8,12 @@
 #include <limits>
 
 #include "harness/model/model_loader.h"
+#include "tests/support/load_model.h"
 
 namespace gbc {
 namespace {
 
-Model load(const std::string& text) {
-  try {
-    return load_model_text(text, "test.yaml");
-  } catch (const ModelError& e) {
-    ADD_FAILURE() << "model does not load:\n" << e.diagnostics().str();
-    throw;
-  }
-}
+using testing::load;
 
 std::string emit(const std::string& yaml) { return emit_torchscript(load(yaml).graph).source; }
 

@@ -1,7 +1,8 @@
-// The config files from the command line (docs/configs.md): `gbcheck fuzz --fuzz-config` and
-// `gbcheck reduce --reduce-config` take a file's keys on top of configs/, report a bad file at its
-// file:line:col with exit code 2, and a missing configs/ with exit code 4; --disable-pass takes
-// only the names of passes that exist. Runs the built gbcheck as a user would.
+// The config files from the command line (docs/configs.md): `gbcheck fuzz --fuzz-config`,
+// `gbcheck reduce --reduce-config` and `gbcheck check --tolerances-config` take a file's keys on
+// top of configs/, report a bad file at its file:line:col with exit code 2, and a missing
+// configs/ with exit code 4; --disable-pass takes only the names of passes that exist. Runs the
+// built gbcheck as a user would.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -70,7 +71,8 @@ TEST_F(ConfigFlags, AMissingConfigFolderIsAnUnusableEnvironment) {
       << r.output;
   r = gbcheck("corpus/examples/mlp.yaml -b gbc -n 1", "GBCHECK_CONFIG_DIR=" + path("none"));
   EXPECT_EQ(r.exit_code, 4) << r.output;
-  EXPECT_NE(r.output.find("pipeline.yaml not found"), std::string::npos) << r.output;
+  // A check reads configs/tolerances.yaml first, as it loads the model.
+  EXPECT_NE(r.output.find("tolerances.yaml not found"), std::string::npos) << r.output;
 }
 
 // corpus/faults/const.yaml fails on gbc-interp with --inject-fault const; the reducer takes it
@@ -104,9 +106,36 @@ TEST_F(ConfigFlags, DisablePassTakesOnlyPassesThatExist) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+// --tolerances-config sets the presets of one run over configs/tolerances.yaml: with the
+// fp16-accum fault the float16 sum y and the float32 sum y32 are far off; a file that loosens
+// float16 alone lets y pass and not y32, one that loosens both passes. A bad file stops the check
+// before anything runs, at its file:line:col.
+TEST_F(ConfigFlags, ATolerancesConfigSetsThePresetsOfOneRun) {
+  const std::string base = "corpus/faults/fp16-accum.yaml -b gbc-interp --inject-fault fp16-accum -n 1 ";
+  testing::CommandResult shipped = gbcheck(base);
+  EXPECT_EQ(shipped.exit_code, 1) << shipped.output;
+  EXPECT_NE(shipped.output.find("output y ["), std::string::npos) << shipped.output;
+  const std::string half = file("half.yaml", "float16: {atol: 1.0e+6}\n");
+  testing::CommandResult loose_half = gbcheck(base + "--tolerances-config " + half);
+  EXPECT_EQ(loose_half.exit_code, 1) << loose_half.output;
+  EXPECT_EQ(loose_half.output.find("output y ["), std::string::npos) << loose_half.output;
+  EXPECT_NE(loose_half.output.find("output y32 ["), std::string::npos) << loose_half.output;
+  const std::string both = file("both.yaml", "float16: {atol: 1.0e+6}\nfloat32: {atol: 1.0e+6}\n");
+  EXPECT_EQ(gbcheck(base + "-q --tolerances-config " + both).exit_code, 0);
+
+  const std::string bad = file("bad.yaml", "float32: {rtol: -1}\n");
+  testing::CommandResult r = gbcheck("corpus/examples/mlp.yaml -b gbc -n 1 --tolerances-config " + bad);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output, bad + ":1:17: error: float32.rtol must be a finite number >= 0, got -1\n");
+  r = gbcheck("corpus/examples/mlp.yaml -b gbc -n 1 --tolerances-config " + path("none.yaml"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(path("none.yaml")), std::string::npos) << r.output;
+}
+
 TEST_F(ConfigFlags, HelpNamesTheConfigFlags) {
   EXPECT_NE(gbcheck("fuzz --help").output.find("--fuzz-config"), std::string::npos);
   EXPECT_NE(gbcheck("reduce --help").output.find("--reduce-config"), std::string::npos);
+  EXPECT_NE(gbcheck("check --help").output.find("--tolerances-config"), std::string::npos);
 }
 
 }  // namespace

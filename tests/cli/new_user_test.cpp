@@ -11,6 +11,7 @@
 #include "compiler/ir/op_schema.h"
 #include "harness/cli/tolerance_args.h"
 #include "harness/model/model_loader.h"
+#include "harness/model/tolerance_presets.h"
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
 

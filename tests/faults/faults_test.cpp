@@ -20,19 +20,10 @@
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_runner.h"
 #include "harness/sandbox/sandbox.h"
+#include "tests/support/single_threaded.h"
 
 namespace gbc {
 namespace {
-
-// Native kernels stay single-threaded and ATen too, so that forking a check is safe (sandbox.h).
-class SingleThreaded : public ::testing::Environment {
- public:
-  void SetUp() override {
-    setenv("GBCHECK_THREADS", "1", 1);
-    at::set_num_threads(1);
-  }
-};
-const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new SingleThreaded);
 
 Model fault_model(const std::string& kind) {
   return load_model_file(std::string(GBCHECK_SOURCE_DIR) + "/corpus/faults/" + kind + ".yaml");

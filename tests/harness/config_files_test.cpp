@@ -18,6 +18,7 @@
 #include "compiler/support/config_dir.h"
 #include "harness/adapters/backends_config.h"
 #include "harness/fuzz/fuzz_config.h"
+#include "harness/model/tolerance_presets.h"
 #include "harness/reduce/reduce_config.h"
 
 namespace gbc {
@@ -36,6 +37,7 @@ const std::map<std::string, std::function<void(const std::string&)>>& readers() 
   static const std::map<std::string, std::function<void(const std::string&)>> table = {
       {"fuzz", [](const std::string& path) { load_fuzz_config(path); }},
       {"reduce", [](const std::string& path) { load_reduce_config(path); }},
+      {"tolerances", [](const std::string& path) { load_tolerance_presets(path); }},
       {"pipeline", [](const std::string& path) { load_pipeline_config(path, registered_graph_passes()); }},
       {"backends", [](const std::string& path) { read_backends_config(read_config_file(path), path); }},
   };
@@ -74,6 +76,7 @@ TEST(ConfigFiles, TheShippedFilesLoad) {
   EXPECT_FALSE(fuzz.campaign.backends.empty());
   EXPECT_TRUE(reduce_config_problems(load_reduce_config()).empty());
   EXPECT_FALSE(graph_pipeline().empty());
+  EXPECT_FALSE(load_tolerance_presets().empty());
 }
 
 // A defaults file must hold every key: take any one line with a key out of the shipped file and
@@ -86,6 +89,7 @@ TEST(ConfigFiles, ADefaultsFileWithoutAKeyIsAnError) {
   const std::vector<Kind> kinds = {
       {"fuzz.yaml", [](const std::string& t, bool complete) { FuzzConfig c = load_fuzz_config(); read_fuzz_config(t, "f.yaml", complete, c); }},
       {"reduce.yaml", [](const std::string& t, bool complete) { ReduceConfig c = load_reduce_config(); read_reduce_config(t, "r.yaml", complete, c); }},
+      {"tolerances.yaml", [](const std::string& t, bool complete) { TolerancePresets c; read_tolerance_presets(t, "t.yaml", complete, c); }},
   };
   const std::regex scalar_key("^ {0,2}([a-z_]+): .*$");
   for (const Kind& k : kinds) {

@@ -14,17 +14,11 @@
 #include "compiler/backends/backend.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_runner.h"
+#include "tests/support/load_model.h"
 
 namespace gbc::test {
 
-inline Model load(const std::string& text, const std::string& path = "test.yaml") {
-  try {
-    return load_model_text(text, path);
-  } catch (const ModelError& e) {
-    ADD_FAILURE() << "model does not load:\n" << e.diagnostics().str();
-    throw;
-  }
-}
+using gbc::testing::load;
 
 /// The backend options a check of `model` would use (its check: section), with a sink for prints.
 inline BackendOptions options_of(const Model& model, std::ostream* print_sink = nullptr) {

@@ -20,20 +20,12 @@
 #include "harness/repro/repro_sources.h"
 #include "harness/repro/tensor_files.h"
 #include "compiler/support/file_tree.h"
+#include "tests/support/single_threaded.h"
 
 namespace gbc {
 namespace {
 
 namespace fs = std::filesystem;
-
-class SingleThreaded : public ::testing::Environment {
- public:
-  void SetUp() override {
-    setenv("GBCHECK_THREADS", "1", 1);
-    at::set_num_threads(1);
-  }
-};
-const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new SingleThreaded);
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);

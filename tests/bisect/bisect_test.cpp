@@ -11,18 +11,10 @@
 
 #include "harness/bisect/bisect_report.h"
 #include "harness/model/model_loader.h"
+#include "tests/support/single_threaded.h"
 
 namespace gbc {
 namespace {
-
-class SingleThreaded : public ::testing::Environment {
- public:
-  void SetUp() override {
-    setenv("GBCHECK_THREADS", "1", 1);
-    at::set_num_threads(1);
-  }
-};
-const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new SingleThreaded);
 
 std::string fault_path(const std::string& kind) { return std::string(GBCHECK_SOURCE_DIR) + "/corpus/faults/" + kind + ".yaml"; }
 
