@@ -33,8 +33,10 @@ EagerOutlier find_eager_outlier(const at::Tensor& eager, const at::Tensor& compi
     out.elements = differ.sum().item<int64_t>();
     if (out.elements == 0) return out;
     // Settled: the compiled result is the reference's and eager's is not, or eager overflowed (a
-    // NaN or Inf where the reference is finite: eager has no usable value there to compare with).
-    const at::Tensor eager_overflowed = ~at::isfinite(e64) & at::isfinite(ref64);
+    // NaN or Inf where the reference is finite in the output's dtype: eager has no usable value
+    // there to compare with). A reference beyond the dtype's largest finite value rounds to Inf, so
+    // there eager's Inf is the right answer and a finite compiled value is not excused.
+    const at::Tensor eager_overflowed = ~at::isfinite(e64) & at::isfinite(r64);
     const at::Tensor settled = (agrees(c64, r64, spec.tol) & ~agrees(e64, r64, spec.tol)) | eager_overflowed;
     if (!(settled | ~differ).all().item<bool>()) return out;
     // Everything else is judged as usual (tolerance, else fp64), with the compiled result taken as

@@ -5,8 +5,9 @@
 // (fp64_oracle.h): the difference is eager's when at every element where eager and the compiled
 // result differ that way, the compiled result is the reference's (in the output's dtype; floats
 // within the tolerance) and eager's is not, or eager overflowed (NaN or Inf where the float64
-// reference is finite, e.g. layer_norm's one-pass moments of values near the float32 maximum:
-// eager has no usable value there), and every other element passes the tolerance or the fp64
+// reference, rounded to the output's dtype, is finite, e.g. layer_norm's one-pass moments of values
+// near the float32 maximum: eager has no usable value there; a reference beyond the dtype's largest
+// finite value makes Inf the correctly rounded answer), and every other element passes the tolerance or the fp64
 // oracle. A wrong kernel differs where eager is right, and is never excused; a NaN or Inf the
 // inputs carry is in the reference too, so dropping one is never excused either. output_judge.cpp
 // overrules the nan_inf and tolerance verdicts with it. Test: tests/oracles/eager_outlier_test.cpp.

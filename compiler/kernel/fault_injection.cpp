@@ -17,6 +17,8 @@ const std::vector<FaultKind>& fault_kinds() {
        "compiler/kernel/interpreter.cpp, compiler/codegen/cpu_codegen.cpp", true},
       {InjectedFault::Crash, "crash", "generated code of kernels that compute sigmoid writes through a null pointer (SIGSEGV)",
        "compiler/codegen/cpu_codegen.cpp", false},
+      {InjectedFault::Assert, "assert", "lowering a fused kernel that computes tanh fails an internal assertion (an exception)",
+       "compiler/kernel/lower.cpp", true},
   };
   return kinds;
 }

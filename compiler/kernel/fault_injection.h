@@ -14,7 +14,7 @@
 
 namespace gbc {
 
-enum class InjectedFault : uint8_t { None, Const, Broadcast, ReduceBound, NanDrop, Fp16Accum, Crash };
+enum class InjectedFault : uint8_t { None, Const, Broadcast, ReduceBound, NanDrop, Fp16Accum, Crash, Assert };
 
 struct FaultKind {
   InjectedFault fault;
@@ -33,5 +33,8 @@ std::string fault_name(InjectedFault fault);
 
 /// The op kind whose generated code dereferences a null pointer under InjectedFault::Crash.
 inline constexpr const char* kCrashFaultOp = "sigmoid";
+/// The op kind whose lowering into a fused kernel fails an internal assertion under
+/// InjectedFault::Assert (the compiler's own bug: the check reports it as internal-error).
+inline constexpr const char* kAssertFaultOp = "tanh";
 
 }  // namespace gbc

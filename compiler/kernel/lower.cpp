@@ -280,6 +280,8 @@ class Lowerer {
     switch (schema->cls) {
       case OpClass::Unary: {
         if (node.op == "logical_not") return op("logical_not", DType::Bool, {ops[0].expr});
+        GBC_INTERNAL_ASSERT(options_.fault != InjectedFault::Assert || node.op != kAssertFaultOp,
+                            "lower: " + node.op + "'s operand has no compute dtype (--inject-fault assert)");
         std::string name = node.op;
         if (name == "gelu" && node.attr_string("approximate", "none") == "tanh") name = "gelu_tanh";
         return op(name, ct, {as(ops[0], out)});

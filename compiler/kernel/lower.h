@@ -36,7 +36,7 @@ struct LoweredKernel {
 
 struct LowerOptions {
   enum class Target { Cpu, Cuda } target = Target::Cpu;
-  InjectedFault fault = InjectedFault::None;  // --inject-fault (fault_injection.h); lowering holds const and nan-drop
+  InjectedFault fault = InjectedFault::None;  // --inject-fault (fault_injection.h); lowering holds const, nan-drop and assert
   // Binary ops whose numbers next to float16/bfloat16 tensors stay float32 instead of being rounded
   // to the tensor's dtype: what ATen does for them (compiler/aten/aten_semantics.h; the runtime asks).
   std::set<std::string> half_numbers_in_float32;

@@ -71,6 +71,7 @@ ConfigKey<G> rank_weights_key() {
 
 const std::vector<ConfigKey<G>>& generator_keys() {
   using W = InputValueWeights;
+  using P = PatternRates;
   static const std::vector<ConfigKey<G>> keys = {
       integer_key("min_nodes", &G::min_nodes),
       integer_key("max_nodes", &G::max_nodes),
@@ -92,6 +93,12 @@ const std::vector<ConfigKey<G>>& generator_keys() {
       map_key("input_values", &G::input_values,
               {number_key("normal", &W::normal), number_key("uniform", &W::uniform),
                number_key("integers", &W::integers), number_key("constant", &W::constant)}),
+      map_key("patterns", &G::patterns,
+              {number_key("identity", &P::identity), number_key("identity_special", &P::identity_special),
+               number_key("fractional_numbers", &P::fractional_numbers),
+               number_key("negative_divisor", &P::negative_divisor),
+               number_key("integer_extremes", &P::integer_extremes), number_key("repeated_dims", &P::repeated_dims),
+               number_key("varied_layouts", &P::varied_layouts)}),
       string_list_key("backends", &G::backends),
       string_key("device", &G::device),
       integer_key("cases", &G::cases),

@@ -76,6 +76,15 @@ std::vector<ConfigProblem> generator_config_problems(const GeneratorConfig& c) {
     fail({"input_values"}, "input_values must be finite weights >= 0");
   else if (v.normal + v.uniform + v.integers + v.constant == 0)
     fail({"input_values"}, "input_values gives every distribution the weight 0");
+  const PatternRates& p = c.patterns;
+  for (const auto& [key, value] : std::vector<std::pair<const char*, double>>{{"identity", p.identity},
+                                                                              {"identity_special", p.identity_special},
+                                                                              {"fractional_numbers", p.fractional_numbers},
+                                                                              {"negative_divisor", p.negative_divisor},
+                                                                              {"integer_extremes", p.integer_extremes},
+                                                                              {"repeated_dims", p.repeated_dims},
+                                                                              {"varied_layouts", p.varied_layouts}})
+    if (!is_rate(value)) fail({"patterns." + std::string(key), "patterns"}, "patterns." + std::string(key) + " is a rate and must be in [0, 1]");
   if (c.device != "cpu" && c.device != "cuda") fail({"device"}, "device must be cpu or cuda, got '" + c.device + "'");
   if (c.cases < 1) fail({"cases"}, "cases must be at least 1");
   return out;

@@ -24,6 +24,33 @@ struct InputValueWeights {
   double normal = 0, uniform = 0, integers = 0, constant = 0;
 };
 
+/// Rates of the patterns aimed at what compilers get wrong and plain random graphs rarely reach
+/// (issue 18). Each is a probability in [0, 1]; with every rate 0 the generator makes exactly the
+/// graphs it made before they existed (no random draw is spent on a pattern whose rate is 0).
+struct PatternRates {
+  /// A binary op meets an identity: its operand twice (x - x, x / x, min(x, x), x == x) or an
+  /// identity number (x * 0, x * 1, x + 0, x + -0.0, x / 1, pow(x, 0), pow(x, 1)).
+  double identity = 0;
+  /// Such an identity's float operand first gets NaN, +-Inf or -0.0 in place of some elements
+  /// (where(x > c, x, special)), where a simplification that forgets them goes wrong. Only when
+  /// special_values is above 0.
+  double identity_special = 0;
+  /// A float number mixed into an integer or bool tensor op is fractional and often negative
+  /// (-2.5, 0.5, -0.75), so that promotion changes the result.
+  double fractional_numbers = 0;
+  /// Integer (and float) div and remainder divide by a negative number or a negated tensor.
+  double negative_divisor = 0;
+  /// A fresh integer input holds values up to its dtype's extremes (int8's -128 and 127, int32's
+  /// limits; int64 within 2^53).
+  double integer_extremes = 0;
+  /// A fresh shape of two or more dims repeats one of its dims (square, [B, B, N]): a reduction or
+  /// broadcast on the wrong axis still type-checks and now gives other values.
+  double repeated_dims = 0;
+  /// A graph's check.layouts is `any`: its inputs change layout (transposed, sliced, expanded)
+  /// between cases, so a compiled entry meets other strides and must guard and recompile.
+  double varied_layouts = 0;
+};
+
 struct GeneratorConfig {
   /// Nodes per graph, nested `if` branches included; each graph draws its size in this range.
   int min_nodes = 0;
@@ -60,6 +87,7 @@ struct GeneratorConfig {
   double reuse_rate = 0;
   double prefer_unused_rate = 0;
   InputValueWeights input_values;
+  PatternRates patterns;
   /// check.backends of generated models; empty keeps the format's default.
   std::vector<std::string> backends;
   /// check.device. On cpu, ops are only given dtypes that LibTorch 1.13's CPU kernels implement.

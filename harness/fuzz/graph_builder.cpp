@@ -23,6 +23,20 @@ ValueDist make_dist(ValueDist::Kind kind, double a, double b) {
   return d;
 }
 
+// Integers up to the dtype's limits (int64 within 2^53, where the value ranges stay exact). The
+// ranges then leave room only for ops that cannot overflow: comparisons, min/max, casts, where.
+ValueDist integer_extremes(DType dtype) {
+  double lo = 0, hi = 0;
+  switch (dtype) {
+    case DType::UInt8: hi = 255; break;
+    case DType::Int8: lo = -128, hi = 127; break;
+    case DType::Int16: lo = -32768, hi = 32767; break;
+    case DType::Int32: lo = -2147483648.0, hi = 2147483647.0; break;
+    default: lo = -9007199254740992.0, hi = 9007199254740992.0; break;
+  }
+  return make_dist(ValueDist::Kind::Int, lo, hi);
+}
+
 }  // namespace
 
 GraphBuilder::GraphBuilder(uint64_t seed, const GeneratorConfig& config) : config_(config), rng_(seed) {
@@ -91,6 +105,12 @@ int GraphBuilder::random_rank(int lo) {
 SymShape GraphBuilder::random_shape(int rank) {
   SymShape s;
   for (int i = 0; i < rank; ++i) s.push_back(random_dim());
+  if (rank >= 2 && pattern(config_.patterns.repeated_dims)) {
+    // Coinciding dims (a square, [B, B, N]): an op on the wrong axis is no longer a type error.
+    size_t from = static_cast<size_t>(rng_.integer(0, rank - 1)), to = static_cast<size_t>(rng_.integer(0, rank - 2));
+    if (to >= from) ++to;
+    if (!(s[from].is_const() && s[from].value() == 1)) s[to] = s[from];
+  }
   // Shrink the largest dims until every binding fits max_numel.
   while (max_numel(s) > config_.max_numel) {
     size_t biggest = 0;
@@ -257,6 +277,8 @@ ValueId GraphBuilder::new_input(DType dtype, const SymShape& shape, Domain domai
         break;
       }
     }
+  } else if (domain == Domain::Any && dtype != DType::Bool && pattern(config_.patterns.integer_extremes)) {
+    dist = integer_extremes(dtype);
   } else {
     int64_t lo = domain == Domain::Positive ? 1 : domain == Domain::Small ? -3 : -8;
     int64_t hi = domain == Domain::Positive ? 6 : domain == Domain::Small ? 3 : 8;
@@ -451,6 +473,7 @@ Model GraphBuilder::finish(uint64_t seed) {
   c.device = config_.device;
   if (!config_.backends.empty()) c.backends = config_.backends;
   c.special_values = config_.special_values;
+  if (pattern(config_.patterns.varied_layouts)) c.layouts = "any";
   return std::move(model_);
 }
 

@@ -60,6 +60,9 @@ class GraphBuilder {
   // Random choices, all from the run's own generator (the same seed gives the same model).
   double uniform() { return rng_.uniform(); }  // in [0, 1)
   bool chance(double p) { return rng_.uniform() < p; }
+  /// chance(rate) of a pattern (config.patterns), without a draw when the rate is 0: a config with
+  /// every pattern off makes the same graphs as before the patterns existed.
+  bool pattern(double rate) { return rate > 0 && chance(rate); }
   int64_t uniform_int(int64_t lo, int64_t hi) { return rng_.integer(lo, hi); }
   template <typename T>
   const T& pick_one(const std::vector<T>& items) {

@@ -20,6 +20,10 @@ bool build_clamp(GraphBuilder& b);
 bool build_cast(GraphBuilder& b);
 bool build_in_place(GraphBuilder& b, const std::string& op);
 
+// ops_identity.cpp: x - x, x * 0, min(x, x), ... (config.patterns.identity); false for an op
+// without identities.
+bool build_identity(GraphBuilder& b, const std::string& op);
+
 // ops_reduction.cpp
 bool build_reduction(GraphBuilder& b, const std::string& op);
 bool build_normalization(GraphBuilder& b, const std::string& op);

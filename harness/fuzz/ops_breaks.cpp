@@ -102,7 +102,9 @@ bool build_item(GraphBuilder& b) {
   if (!x && b.nodes_left() >= 2 && b.chance(0.6)) x = reduce_to_one(b, 1);
   if (!x) {
     auto dtype = b.random_dtype();
-    x = b.new_input(*dtype, b.pick_one(std::vector<SymShape>{{}, {1}, {1, 1}}), Domain::Any, false);
+    // A one-element shape of rank 0 to 2, within max_rank (a seed with max_rank 1 once drew [1, 1]).
+    const SymShape shape = b.pick_one(std::vector<SymShape>{{}, {1}, {1, 1}});
+    x = b.new_input(*dtype, static_cast<int>(shape.size()) <= b.config().max_rank ? shape : SymShape{}, Domain::Any, false);
   }
   Node n;
   n.op = "item";

@@ -1,4 +1,5 @@
 // Builders for the elementwise ops: unary, binary, where, clamp, cast, and in-place add_/mul_.
+#include <optional>
 #include <set>
 
 #include "compiler/ir/infer.h"
@@ -23,11 +24,41 @@ Node unary_node(const std::string& op, ValueId x) {
 
 // A number for the other operand of `op` with a `dtype` tensor; mostly of the tensor's own kind.
 Scalar operand_number(GraphBuilder& b, const std::string& op, DType dtype, Domain domain) {
+  if (!is_floating(dtype) && b.pattern(b.config().patterns.fractional_numbers)) {
+    // Promotion makes the result float: an integer-valued number would hide a wrong promotion.
+    if (domain == Domain::Positive) return Scalar::from_float(b.pick_one(std::vector<double>{0.5, 1.25, 2.5, 0.75}));
+    if (domain == Domain::Small) return Scalar::from_float(b.pick_one(std::vector<double>{-2.5, 0.5, -0.75, 1.25}));
+    return Scalar::from_float(b.pick_one(std::vector<double>{-2.5, 0.5, -0.75, 1.25, -3.5, 0.3}));
+  }
   ScalarKind kind = same_kind(dtype);
   if (op == "sub" && kind == ScalarKind::Bool) kind = ScalarKind::Int;
   else if (kind != ScalarKind::Float && b.chance(0.2)) kind = ScalarKind::Float;
   else if (kind == ScalarKind::Float && b.chance(0.25)) kind = ScalarKind::Int;
   return b.number(kind, domain);
+}
+
+// A divisor below zero: a negative number, or a positive tensor negated (integer division and
+// remainder round and take signs in ways a compiler can get wrong).
+std::optional<Arg> negative_divisor(GraphBuilder& b, DType dividend, const SymShape& dividend_shape) {
+  if (b.chance(0.5)) {
+    if (is_floating(dividend)) return Arg::number(Scalar::from_float(-b.pick_one(std::vector<double>{0.5, 1.5, 2.0, 3.0})));
+    if (dividend == DType::UInt8 || dividend == DType::Bool) return std::nullopt;  // -n would wrap around
+    return Arg::number(Scalar::from_int(-b.uniform_int(1, 4)));
+  }
+  Need positive;
+  positive.allow_empty = true;
+  positive.domain = Domain::Positive;
+  positive.dtype_ok = [](DType d) { return d != DType::Bool && d != DType::UInt8; };
+  positive.shape_ok = [&b, dividend_shape](const SymShape& s) { return broadcastable(b, dividend_shape, s); };
+  positive.make_shape = [&b, dividend_shape] { return b.partner_shape(dividend_shape, true); };
+  auto p = b.obtain(positive, 2);
+  if (!p) return std::nullopt;
+  Node neg;
+  neg.op = "neg";
+  neg.args = {Arg::of(*p)};
+  auto v = b.add_node(std::move(neg));
+  if (!v) return std::nullopt;
+  return Arg::of(*v);
 }
 
 // pow's exponent as a number: any for a positive float base, natural ones for integer results.
@@ -71,6 +102,7 @@ bool build_unary(GraphBuilder& b, const std::string& op) {
 }
 
 bool build_binary(GraphBuilder& b, const std::string& op) {
+  if (b.pattern(b.config().patterns.identity) && build_identity(b, op)) return true;
   bool positional = op == "div" || op == "remainder" || op == "pow";
   auto dtype_ok = [&](DType d) { return !(d == DType::Bool && (op == "sub" || op == "pow" || op == "remainder")); };
   Node n;
@@ -97,6 +129,13 @@ bool build_binary(GraphBuilder& b, const std::string& op) {
   Domain second_domain = op == "div" || op == "remainder" ? Domain::Positive
                          : op == "pow"                   ? (is_floating(ta.dtype) ? Domain::Small : Domain::Positive)
                                                          : Domain::Any;
+  if (ta.dtype != DType::Bool && (op == "div" || op == "remainder") && b.nodes_left() >= 2 &&
+      b.pattern(b.config().patterns.negative_divisor)) {
+    if (std::optional<Arg> d = negative_divisor(b, ta.dtype, ta.shape)) {
+      n.args = {Arg::of(*a), *d};
+      if (b.add_node(n)) return true;
+    }
+  }
   Arg second;
   double u = b.uniform();
   std::vector<ValueId> scalars;

@@ -47,6 +47,7 @@ std::string FailureSignature::kind_name(Kind kind) {
   switch (kind) {
     case Kind::Divergence: return "divergence";
     case Kind::Error: return "error";
+    case Kind::InternalError: return "internal-error";
     case Kind::Crash: return "crash";
     case Kind::Timeout: return "timeout";
     case Kind::Oom: return "oom";
@@ -57,7 +58,7 @@ std::string FailureSignature::kind_name(Kind kind) {
 }
 
 std::optional<FailureSignature::Kind> FailureSignature::kind_from_name(const std::string& name) {
-  for (Kind k : {Kind::Divergence, Kind::Error, Kind::Crash, Kind::Timeout, Kind::Oom, Kind::GraphBreak, Kind::Generator})
+  for (Kind k : {Kind::Divergence, Kind::Error, Kind::InternalError, Kind::Crash, Kind::Timeout, Kind::Oom, Kind::GraphBreak, Kind::Generator})
     if (kind_name(k) == name) return k;
   return std::nullopt;
 }
@@ -175,10 +176,10 @@ FailureSignature signature_of_divergence(const Model& model, const std::string& 
 }
 
 FailureSignature signature_of_error(const Model& model, const std::string& backend, const std::string& error,
-                                    const SourceLoc& error_loc) {
+                                    const SourceLoc& error_loc, PathErrorKind error_kind) {
   FailureSignature s;
   s.backend = backend;
-  s.kind = FailureSignature::Kind::Error;
+  s.kind = error_kind == PathErrorKind::InternalError ? FailureSignature::Kind::InternalError : FailureSignature::Kind::Error;
   s.detail = normalize_error(error);
   if (error_loc.valid()) {
     for_each_node(model.graph.body, [&](const Node& n) {
@@ -191,7 +192,7 @@ FailureSignature signature_of_error(const Model& model, const std::string& backe
 }
 
 FailureSignature signature_of_failure(const Model& model, const std::string& backend, const CaseFailure& failure) {
-  if (!failure.error.empty()) return signature_of_error(model, backend, failure.error, failure.error_loc);
+  if (!failure.error.empty()) return signature_of_error(model, backend, failure.error, failure.error_loc, failure.error_kind);
   return signature_of_divergence(model, backend, failure.outputs);
 }
 

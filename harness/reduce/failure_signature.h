@@ -24,6 +24,7 @@ struct FailureSignature {
   enum class Kind {
     Divergence,  // an oracle failed an output
     Error,       // the path raised
+    InternalError,  // an assertion of the path's own broke (gbc's InternalError, c10's INTERNAL ASSERT)
     Crash,       // a signal, or the process exited
     Timeout,
     Oom,
@@ -33,15 +34,16 @@ struct FailureSignature {
 
   std::string backend;
   Kind kind = Kind::Divergence;
-  /// divergence: the failing oracles, sorted, comma-separated ("fp64,tolerance"); error: the
-  /// message's first line with numbers replaced by N (sizes and values vary, the error does not);
+  /// divergence: the failing oracles, sorted, comma-separated ("fp64,tolerance"); error and
+  /// internal-error: the message's first line with numbers replaced by N (sizes and values vary,
+  /// the error does not);
   /// crash: the signal name; oom: the exception type; graph-break: the break's code; timeout: "".
   std::string detail;
   /// Op kinds involved, sorted and unique: for a divergence the ops the failing outputs depend on,
   /// for an error located at a node that node's op, otherwise every op of the model.
   std::vector<std::string> ops;
 
-  /// "divergence", "error", "crash", "timeout", "oom", "graph-break", "generator": how str(),
+  /// "divergence", "error", "internal-error", "crash", "timeout", "oom", "graph-break", "generator": how str(),
   /// JSON and the fuzz store write a kind.
   static std::string kind_name(Kind kind);
   /// The kind kind_name() writes as `name`; nullopt for any other text.
@@ -68,9 +70,9 @@ std::vector<std::string> all_ops(const Model& model);
 
 /// The signature of a backend's failing case (a CaseFailure of a CheckReport).
 FailureSignature signature_of_failure(const Model& model, const std::string& backend, const CaseFailure& failure);
-/// The signature of a path result: a divergence or an error.
+/// The signature of a path result: a divergence, or an error (kind error or internal-error).
 FailureSignature signature_of_error(const Model& model, const std::string& backend, const std::string& error,
-                                    const SourceLoc& error_loc);
+                                    const SourceLoc& error_loc, PathErrorKind error_kind = PathErrorKind::Raised);
 FailureSignature signature_of_divergence(const Model& model, const std::string& backend,
                                          const std::vector<OutputCheck>& failing);
 /// The signature of a sandboxed run that did not return (crash, timeout, oom, exception, exit).

@@ -7,6 +7,7 @@
 #include "harness/report/json_report.h"
 #include "harness/runner/case_run.h"
 #include "harness/runner/judge_plan.h"
+#include "harness/runner/prepare_path.h"
 
 namespace gbc {
 namespace {
@@ -20,9 +21,7 @@ nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inp
   const JudgePlan plan = make_judge_plan(model);
   const c10::Device device = device_of(check.backend_options);
   CaseRunner runner(model, plan, device);
-  std::unique_ptr<Backend> backend = check.backend->create();
-  GBC_INTERNAL_ASSERT(backend != nullptr, "backend " + check.backend->name + " created nothing");
-  backend->prepare(model.graph, check.backend_options);
+  std::unique_ptr<Backend> backend = prepare_path(*check.backend, model.graph, check.backend_options);
 
   TestCase tc;
   tc.index = check.case_index;
@@ -41,8 +40,10 @@ nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inp
   const std::string& name = check.backend->name;
   if (pr.failed()) {
     FailureSignature s = pr.error.empty() ? signature_of_divergence(model, name, pr.failing_checks())
-                                          : signature_of_error(model, name, pr.error, pr.error_loc);
-    std::string what = pr.error.empty() ? "diverged on " : "raised: " + pr.error.substr(0, pr.error.find('\n'));
+                                          : signature_of_error(model, name, pr.error, pr.error_loc, pr.error_kind);
+    std::string what = pr.error.empty() ? "diverged on "
+                       : (pr.error_kind == PathErrorKind::InternalError ? "failed an internal assertion: " : "raised: ") +
+                             pr.error.substr(0, pr.error.find('\n'));
     if (pr.error.empty()) {
       std::string outs;
       for (const OutputCheck& c : pr.failing_checks()) outs += (outs.empty() ? "" : ", ") + c.output + " (" + c.detail + ")";

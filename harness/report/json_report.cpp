@@ -148,7 +148,8 @@ nlohmann::json check_report_to_json(const CheckReport& r) {
                            {"inputs", f.inputs},
                            {"failed_oracles", f.failed_oracles()},
                            {"replay", r.replay_command(b.backend, f.index, f.shrink_path)}};
-      if (!f.error.empty()) fj["error"] = {{"message", f.error}, {"loc", loc_json(f.error_loc)}};
+      if (!f.error.empty())
+        fj["error"] = {{"message", f.error}, {"loc", loc_json(f.error_loc)}, {"kind", path_error_kind_name(f.error_kind)}};
       fj["outputs"] = nlohmann::json::array();
       for (const auto& o : f.outputs) fj["outputs"].push_back(output_check_to_json(o));
       if (f.shrunk) {

@@ -73,9 +73,10 @@ void print_failure(const CheckReport& r, const BackendReport& b, const CaseFailu
   out << "  case " << f.index << (f.shrink_path.empty() ? "" : " --shrink " + f.shrink_path) << " (seed " << f.seed
       << (f.dims.empty() ? "" : ", " + dims_str(f.dims)) << ")";
   const auto failed = f.failed_oracles();
-  out << ": " << (f.error.empty() ? "failed " + join(failed, ", ") : std::string("raised")) << "\n";
+  const std::string error_label = f.error_kind == PathErrorKind::InternalError ? "internal error" : "raised";
+  out << ": " << (f.error.empty() ? "failed " + join(failed, ", ") : error_label) << "\n";
   for (const auto& in : f.inputs) out << "    input " << in << "\n";
-  if (!f.error.empty()) out << "    raised: " << (f.error_loc.valid() ? f.error_loc.str() + ": " : "") << f.error << "\n";
+  if (!f.error.empty()) out << "    " << error_label << ": " << (f.error_loc.valid() ? f.error_loc.str() + ": " : "") << f.error << "\n";
   for (const auto& o : f.outputs) print_check(o, out, style, "    ");
   if (f.shrunk) {
     const ShrunkCase& s = *f.shrunk;
@@ -83,7 +84,7 @@ void print_failure(const CheckReport& r, const BackendReport& b, const CaseFailu
         << (s.budget_exhausted ? ", stopped at the limit" : "") << ") to" << (s.dims.empty() ? "" : " " + dims_str(s.dims))
         << ":\n";
     for (const auto& in : s.inputs) out << "      input " << in << "\n";
-    if (!s.error.empty()) out << "      raised: " << (s.error_loc.valid() ? s.error_loc.str() + ": " : "") << s.error << "\n";
+    if (!s.error.empty()) out << "      " << error_label << ": " << (s.error_loc.valid() ? s.error_loc.str() + ": " : "") << s.error << "\n";
     for (const auto& o : s.outputs) print_check(o, out, style, "      ");
     out << "    replay shrunk: " << r.replay_command(b.backend, f.index, s.path) << "\n";
     out << "    replay:        " << r.replay_command(b.backend, f.index, f.shrink_path) << "\n";

@@ -18,6 +18,14 @@ namespace {
 // c10::Error messages carry a C++ backtrace after the first line; users need the first line.
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+std::string without_prefix(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0 ? s.substr(prefix.size()) : s;
+}
+
+// TORCH_INTERNAL_ASSERT and friends: a broken invariant inside torch (NNC, TorchScript), not an
+// error the inputs provoke.
+bool is_internal_assert(const c10::Error& e) { return e.msg().find("INTERNAL ASSERT FAILED") != std::string::npos; }
+
 struct Chain {
   std::vector<at::Tensor> in;
   std::vector<at::Tensor> out;
@@ -215,13 +223,17 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
         } catch (const OpError& e) {
           pr.error = e.what();
           pr.error_loc = e.loc();
-        } catch (const InternalError&) {
-          throw;
+        } catch (const InternalError& e) {
+          // gbc's own assertion while compiling or running the graph: the compiler's bug, its
+          // failure like a divergence (only the harness's own faults are gbcheck bugs, exit 3).
+          pr.error = without_prefix(first_line(e.what()), "internal error: ");  // the kind says so
+          pr.error_kind = PathErrorKind::InternalError;
         } catch (const BackendProcessError& e) {
           pr.error = first_line(e.what());
           pr.process_failure = true;
         } catch (const c10::Error& e) {
           pr.error = first_line(e.what());
+          if (is_internal_assert(e)) pr.error_kind = PathErrorKind::InternalError;
         } catch (const std::exception& e) {
           pr.error = first_line(e.what());
         }

@@ -24,8 +24,9 @@ struct PathUnderTest {
 };
 
 struct PathResult {
-  std::string error;  // the path raised
+  std::string error;  // the path raised, or failed an assertion of its own (error_kind)
   SourceLoc error_loc;
+  PathErrorKind error_kind = PathErrorKind::Raised;
   bool process_failure = false;  // the error is a BackendProcessError: not shrunk
   std::vector<OutputCheck> checks;  // every judged tensor, passing or not
   std::vector<DriftStep> drift;     // per step, with check.iterations

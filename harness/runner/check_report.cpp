@@ -21,6 +21,10 @@ std::string OutputCheck::kind_name(Kind kind) {
   return "?";
 }
 
+std::string path_error_kind_name(PathErrorKind kind) {
+  return kind == PathErrorKind::InternalError ? "internal-error" : "raised";
+}
+
 std::vector<std::string> CaseFailure::failed_oracles() const {
   std::vector<std::string> out;
   for (const auto& o : outputs)

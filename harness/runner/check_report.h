@@ -19,9 +19,9 @@ namespace gbc {
 /// Exit codes scripts can rely on (docs/cli.md).
 enum ExitCode : int {
   kExitPass = 0,
-  kExitDivergence = 1,   // a compiled path diverged, raised, or an expectation failed
+  kExitDivergence = 1,   // a compiled path diverged, raised, failed an assertion, or an expectation failed
   kExitInvalid = 2,      // invalid model or usage (or the eager reference itself failed)
-  kExitInternal = 3,     // a bug in gbcheck
+  kExitInternal = 3,     // a bug in gbcheck's own code (not in a compiled path)
   kExitEnvironment = 4,  // the environment cannot serve the request (no GPU, missing packages)
 };
 
@@ -45,6 +45,13 @@ struct OutputCheck {
   static std::string kind_name(Kind kind);
 };
 
+/// How a path that returned no outputs failed: it raised an error (an op's, a c10 error's), or an
+/// assertion of its own broke (gbc's InternalError, c10's INTERNAL ASSERT): the compiler's own bug,
+/// reported as that backend's failure like a divergence; only the harness's faults exit 3.
+enum class PathErrorKind { Raised, InternalError };
+/// "raised", "internal-error": how reports, JSON and failure signatures write a kind.
+std::string path_error_kind_name(PathErrorKind kind);
+
 /// A failing case after shrinking: smaller dims, simpler layouts and values, still failing.
 struct ShrunkCase {
   std::string path;  // --shrink PATH
@@ -66,6 +73,7 @@ struct CaseFailure {
   std::vector<std::string> inputs;  // descriptions: shape, layout, special values
   std::string error;       // set when the backend raised instead of returning outputs
   SourceLoc error_loc;
+  PathErrorKind error_kind = PathErrorKind::Raised;
   std::vector<OutputCheck> outputs;  // the outputs that failed
   std::optional<ShrunkCase> shrunk;
   std::string shrink_note;  // why the case was not shrunk, when it was not

@@ -12,6 +12,7 @@
 #include "harness/inputs/input_generator.h"
 #include "harness/runner/case_run.h"
 #include "harness/runner/judge_plan.h"
+#include "harness/runner/prepare_path.h"
 #include "harness/version.h"
 #include "oracles/oracle_set.h"
 
@@ -53,10 +54,7 @@ const BackendInfo* backend_info(const std::string& name, const RunOptions& opt) 
 }
 
 std::unique_ptr<Backend> make_path(const BackendInfo& info, const Model& model, const RunOptions& opt) {
-  std::unique_ptr<Backend> b = info.create();
-  GBC_INTERNAL_ASSERT(b != nullptr, "backend " + info.name + " created nothing");
-  b->prepare(model.graph, opt.backend_options);
-  return b;
+  return prepare_path(info, model.graph, opt.backend_options);
 }
 
 CaseFailure make_failure(const TestCase& tc, const PathResult& r) {
@@ -68,6 +66,7 @@ CaseFailure make_failure(const TestCase& tc, const PathResult& r) {
   f.inputs = tc.descriptions;
   f.error = r.error;
   f.error_loc = r.error_loc;
+  f.error_kind = r.error_kind;
   f.outputs = r.failing_checks();
   return f;
 }
@@ -88,7 +87,7 @@ void shrink_failure(const Model& model, const RunOptions& opt, const BackendInfo
     CaseResult res = runner.run(c, {{b.get(), info.compiled}}, nullptr, /*self_check=*/false);
     if (!res.eager_error.empty() || !res.unusable.empty()) return false;
     const PathResult& r = res.paths[0];
-    bool same = raised ? !r.error.empty() : false;
+    bool same = raised ? !r.error.empty() && r.error_kind == original.error_kind : false;
     if (!raised && r.error.empty())
       for (const auto& o : r.failed_oracles())
         same = same || std::find(oracles.begin(), oracles.end(), o) != oracles.end();

@@ -1,8 +1,10 @@
 // Fault injection end to end: each kind of corpus/faults/ passes the default check without the
 // fault and fails it with the fault, on gbc and (where the fault lives below code generation) on
 // gbc-interp; the crash fault kills the check's child process with SIGSEGV in the sandbox
-// (harness/sandbox/sandbox.h) while the parent survives. Also the registry, the kernel listing's
-// mark and the command line's refusals.
+// (harness/sandbox/sandbox.h) while the parent survives; the assert fault (an exception inside
+// gbc's lowering) is gbc's failure of kind internal-error with exit code 1, in the check, its
+// reports and the fuzzer's signature, never "a bug in gbcheck". Also the registry, the kernel
+// listing's mark and the command line's refusals.
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
@@ -17,6 +19,7 @@
 #include "compiler/kernel/fault_injection.h"
 #include "compiler/kernel/kernel_ir.h"
 #include "harness/cli/inject_fault.h"
+#include "harness/fuzz/campaign/graph_check.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_runner.h"
 #include "harness/sandbox/sandbox.h"
@@ -71,6 +74,22 @@ nlohmann::json sandboxed_check(const Model& model, const std::string& backend, c
   return result.value;
 }
 
+// Runs a shell command; its exit code in `code`.
+std::string run_command(const std::string& cmd, int& code) {
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+// gbcheck with `args`, stdout and stderr together.
+std::string run_gbcheck(const std::string& args, int& code) {
+  return run_command(std::string(GBCHECK_BINARY_DIR) + "/bin/gbcheck " + args + " 2>&1", code);
+}
+
 TEST(CrashFault, KillsTheCheckingChildWithSigsegvAndThePassingRunSurvives) {
   Model model = fault_model("crash");
   SandboxResult clean;
@@ -87,16 +106,10 @@ TEST(CrashFault, KillsTheCheckingChildWithSigsegvAndThePassingRunSurvives) {
 // The command a user types: the check's own process dies, and says so in one FAIL line with the
 // case and the commands that isolate it, exit code 1.
 TEST(CrashFault, CheckCommandReportsTheCrashAndExitsOne) {
-  const std::string cmd = std::string(GBCHECK_BINARY_DIR) + "/bin/gbcheck " + GBCHECK_SOURCE_DIR +
-                          "/corpus/faults/crash.yaml --backend gbc --inject-fault crash --no-cache 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = pclose(p);
-  ASSERT_TRUE(WIFEXITED(status)) << out;
-  EXPECT_EQ(WEXITSTATUS(status), 1) << out;
+  int code = 0;
+  const std::string out =
+      run_gbcheck(std::string(GBCHECK_SOURCE_DIR) + "/corpus/faults/crash.yaml --backend gbc --inject-fault crash --no-cache", code);
+  EXPECT_EQ(code, 1) << out;
   EXPECT_NE(out.find("caught SIGSEGV"), std::string::npos) << out;
   EXPECT_NE(out.find("result: FAIL: the process died while checking case 0"), std::string::npos) << out;
   EXPECT_NE(out.find("reduce:  gbcheck reduce "), std::string::npos) << out;
@@ -109,15 +122,7 @@ TEST(CrashFault, CrashKeepsHeaderQuietAndJson) {
   const std::string json = ::testing::TempDir() + "crash-report-" + std::to_string(::getpid()) + ".json";
   const std::string base = std::string(GBCHECK_BINARY_DIR) + "/bin/gbcheck " + GBCHECK_SOURCE_DIR +
                            "/corpus/faults/crash.yaml --backend gbc --inject-fault crash --no-cache";
-  auto run = [](const std::string& cmd, int& code) {
-    FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-    const int status = pclose(p);
-    code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return out;
-  };
+  auto run = [](const std::string& cmd, int& code) { return run_command(cmd + " 2>/dev/null", code); };
   int code = 0;
   std::string out = run(base + " --json " + json, code);
   EXPECT_EQ(code, 1) << out;
@@ -147,7 +152,47 @@ TEST(CrashFault, LeavesTheInterpreterAlone) {
   EXPECT_TRUE(check(fault_model("crash"), "gbc-interp", "crash").pass());
 }
 
-TEST(FaultRegistry, NamesTheSixKindsAndParsesThem) {
+TEST(AssertFault, IsTheCompilersInternalErrorNotGbchecks) {
+  Model model = fault_model("assert");
+  for (const std::string backend : backends_with_fault("assert")) {
+    SCOPED_TRACE(backend);
+    EXPECT_TRUE(check(model, backend, "").pass());
+    CheckReport faulty = check(model, backend, "assert");
+    EXPECT_EQ(faulty.exit_code(), kExitDivergence);
+    ASSERT_EQ(faulty.backends.size(), 1u);
+    EXPECT_EQ(faulty.backends[0].cases_failed, 3);
+    const CaseFailure& f = faulty.backends[0].failures.at(0);
+    EXPECT_EQ(f.error_kind, PathErrorKind::InternalError);
+    EXPECT_NE(f.error.find("--inject-fault assert"), std::string::npos) << f.error;
+  }
+}
+
+TEST(AssertFault, CheckCommandExitsOneAndNamesTheBackend) {
+  int code = 0;
+  const std::string out = run_gbcheck(std::string(GBCHECK_SOURCE_DIR) +
+                                          "/corpus/faults/assert.yaml --backend gbc --inject-fault assert --no-cache",
+                                      code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find("case 0 (seed"), std::string::npos) << out;
+  EXPECT_NE(out.find(": internal error\n    input"), std::string::npos) << out;
+  EXPECT_EQ(out.find("bug in gbcheck"), std::string::npos) << out;
+}
+
+TEST(AssertFault, FuzzSignsItUnderTheBackend) {
+  GraphCheckOptions o;
+  o.backends = {"gbc-interp"};
+  o.backend_options.inject_fault = "assert";
+  o.limits.timeout_s = 120;
+  const GraphVerdict v = check_graph(fault_model("assert"), o);
+  EXPECT_EQ(v.outcome, "fail");
+  ASSERT_EQ(v.failures.size(), 1u);
+  EXPECT_EQ(v.failures[0].signature.backend, "gbc-interp");
+  EXPECT_EQ(v.failures[0].signature.kind, FailureSignature::Kind::InternalError);
+  EXPECT_EQ(v.failures[0].hit.kind, "internal-error");
+  EXPECT_NE(v.failures[0].hit.summary.find("failed an internal assertion"), std::string::npos) << v.failures[0].hit.summary;
+}
+
+TEST(FaultRegistry, NamesTheSevenKindsAndParsesThem) {
   std::vector<std::string> names;
   for (const FaultKind& k : fault_kinds()) {
     names.push_back(k.name);
@@ -155,7 +200,7 @@ TEST(FaultRegistry, NamesTheSixKindsAndParsesThem) {
     EXPECT_EQ(*parse_fault(k.name), k.fault);
     EXPECT_EQ(fault_name(k.fault), k.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"const", "broadcast", "reduce-bound", "nan-drop", "fp16-accum", "crash"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"const", "broadcast", "reduce-bound", "nan-drop", "fp16-accum", "crash", "assert"}));
   EXPECT_EQ(parse_fault(""), InjectedFault::None);
   EXPECT_FALSE(parse_fault("constant").has_value());
 }

@@ -69,12 +69,14 @@ TEST(GraphGeneratorTest, SameSeedSameModel) {
 }
 
 // The settings moved from code into configs/fuzz.yaml without changing a graph: these hashes of
-// generated models were computed from the code before the move. A change to the generator or to
+// generated models were computed from the code before the move, and with every pattern rate at 0
+// (generator.patterns, issue 18) the generator still makes them. A change to the generator or to
 // fuzz.yaml that changes them changes every seed's graph (replays of old fuzz findings then need
 // the old version): update them only on purpose (last: max_pool2d and avg_pool2d joined the op mix).
 TEST(GraphGeneratorTest, DefaultSettingsGiveThePinnedGraphs) {
   auto hash = [](uint64_t seed, const GeneratorConfig& c) { return content_hash(write_model_yaml(generate_model(seed, c))); };
-  const GeneratorConfig defaults = default_generator_config();
+  GeneratorConfig defaults = default_generator_config();
+  defaults.patterns = PatternRates{};
   const std::map<uint64_t, std::string> pinned = {
       {0, "160b62b1466ac37ded28aa22d2ef29e6"},  {1, "f782fce347cbc7a6ef189d3a1f1e7047"},
       {2, "7aedeb0bf10a0dd814e3f0c3064956d5"},  {3, "88ef87d99eeda5ddd4cfc7997a9389e6"},
@@ -84,6 +86,7 @@ TEST(GraphGeneratorTest, DefaultSettingsGiveThePinnedGraphs) {
   // gbcheck fuzz's graphs: check.cases and check.backends from the campaign section.
   FuzzConfig fuzz = load_fuzz_config();
   GeneratorConfig campaign = fuzz.generator;
+  campaign.patterns = PatternRates{};
   campaign.cases = fuzz.campaign.graph_cases;
   campaign.backends = fuzz.campaign.backends;
   EXPECT_EQ(hash(5, campaign), "d0f21e8a5443e71030738e397ac3f6e3");
@@ -100,6 +103,132 @@ TEST(GraphGeneratorTest, DefaultSettingsGiveThePinnedGraphs) {
   tweaked.max_rank = 3;
   EXPECT_EQ(hash(11, tweaked), "8e4b644e1518c8798dbe68c1edac6df6");
   EXPECT_EQ(hash(12, tweaked), "92f61ea3acf7389836696eeaac2b1d5b");
+}
+
+// With the patterns of configs/fuzz.yaml on, seeds make other graphs: pinned too.
+TEST(GraphGeneratorTest, PatternsGiveThePinnedGraphs) {
+  const GeneratorConfig config = default_generator_config();
+  const std::map<uint64_t, std::string> pinned = {{0, "2a036981786790a83737101fda0dfcd7"},
+                                                   {1, "feaa9238a062ca06f46a6e049a020fa3"},
+                                                   {17, "a042be9e6d7644b824fdbc5d67f3741b"},
+                                                   {4242, "7b7ac2d8206aaa42bc57277e97b1d7fb"}};
+  for (const auto& [seed, expected] : pinned)
+    EXPECT_EQ(content_hash(write_model_yaml(generate_model(seed, config))), expected) << "seed " << seed;
+}
+
+// What each pattern of generator.patterns makes, counted in one model.
+struct PatternCounts {
+  int identity_itself = 0;     // a binary op whose two operands are the same value
+  int identity_number = 0;     // x * 0, x + -0.0, x / 1, pow(x, 0), ...
+  int special_where = 0;       // where(mask, x, NaN/Inf/-0.0)
+  int fractional_int = 0;      // a fractional float number with an integer or bool tensor
+  int negative_divisor = 0;    // div/remainder by a negative number or a neg node's result
+  int extreme_input = 0;       // an integer input drawn up to its dtype's limits
+  int repeated_dims = 0;       // an input whose shape repeats a dim other than 1
+  int varied_layouts = 0;      // check.layouts: any
+};
+
+PatternCounts count_patterns(const Model& m) {
+  PatternCounts c;
+  const Graph& g = m.graph;
+  std::map<ValueId, std::string> producer;
+  for (const Node* n : all_nodes(m))
+    for (ValueId v : n->outputs) producer[v] = n->op;
+  static const std::set<std::string> binary = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder", "eq", "ne",
+                                               "lt", "le", "gt", "ge", "logical_and", "logical_or"};
+  auto is_identity_number = [](const std::string& op, const Scalar& s) {
+    const double v = s.to_double();
+    if (op == "mul") return v == 0.0 || v == 1.0 || v == -1.0;
+    if (op == "add" || op == "sub") return v == 0.0;
+    if (op == "div") return v == 1.0 || v == -1.0;
+    if (op == "pow") return v == 0.0 || v == 1.0;
+    return false;
+  };
+  for (const Node* n : all_nodes(m)) {
+    if (binary.count(n->op) && n->args.size() == 2) {
+      const Arg& a = n->args[0];
+      const Arg& b = n->args[1];
+      if (a.is_value() && b.is_value() && a.value == b.value) ++c.identity_itself;
+      for (const Arg* num : {&a, &b})
+        if (!num->is_value() && is_identity_number(n->op, num->scalar)) ++c.identity_number;
+      for (const Arg* num : {&a, &b}) {
+        const Arg* other = num == &a ? &b : &a;
+        if (!num->is_value() && num->scalar.kind == ScalarKind::Float && other->is_value() &&
+            !is_floating(g.type(other->value).dtype) && num->scalar.f != std::floor(num->scalar.f))
+          ++c.fractional_int;
+      }
+      if ((n->op == "div" || n->op == "remainder") &&
+          ((!b.is_value() && b.scalar.to_double() < 0) || (b.is_value() && producer[b.value] == "neg")))
+        ++c.negative_divisor;
+    }
+    if (n->op == "where" && n->args.size() == 3 && !n->args[2].is_value()) {
+      const double v = n->args[2].scalar.to_double();
+      if (!std::isfinite(v) || (v == 0.0 && std::signbit(v))) ++c.special_where;
+    }
+  }
+  for (const auto* specs : {&m.inputs, &m.params}) {
+    for (const TensorSpec& s : *specs) {
+      if (s.dist.kind == ValueDist::Kind::Int && (s.dist.b >= 127 || s.dist.a <= -128)) ++c.extreme_input;
+      for (size_t i = 0; i < s.shape.size(); ++i)
+        for (size_t j = i + 1; j < s.shape.size(); ++j)
+          if (s.shape[i].str() == s.shape[j].str() && !(s.shape[i].is_const() && s.shape[i].value() == 1)) {
+            ++c.repeated_dims;
+            i = j = s.shape.size();
+          }
+    }
+  }
+  c.varied_layouts = m.check.layouts == "any";
+  return c;
+}
+
+PatternCounts total_patterns(const GeneratorConfig& config, uint64_t seeds) {
+  PatternCounts t;
+  for (uint64_t seed = 0; seed < seeds; ++seed) {
+    const PatternCounts c = count_patterns(generate_model(seed, config));
+    t.identity_itself += c.identity_itself;
+    t.identity_number += c.identity_number;
+    t.special_where += c.special_where;
+    t.fractional_int += c.fractional_int;
+    t.negative_divisor += c.negative_divisor;
+    t.extreme_input += c.extreme_input;
+    t.repeated_dims += c.repeated_dims;
+    t.varied_layouts += c.varied_layouts;
+  }
+  return t;
+}
+
+// Over 300 seeds each pattern of configs/fuzz.yaml appears many times, far more often than with
+// the patterns off (where most never appear at all).
+TEST(GraphGeneratorTest, EveryPatternIsGeneratedOverManySeeds) {
+  const GeneratorConfig on = default_generator_config();
+  GeneratorConfig off = on;
+  off.patterns = PatternRates{};
+  const PatternCounts with = total_patterns(on, 300), without = total_patterns(off, 300);
+  // x op x also happens by chance (a value reused as both operands), identity numbers too.
+  EXPECT_GT(with.identity_itself, without.identity_itself + 40) << without.identity_itself;
+  EXPECT_GT(with.identity_number, 2 * without.identity_number + 15) << without.identity_number;
+  EXPECT_GT(with.special_where, 20);
+  EXPECT_EQ(without.special_where, 0);
+  EXPECT_GT(with.fractional_int, 2 * without.fractional_int + 4) << without.fractional_int;
+  EXPECT_GT(with.negative_divisor, 20);
+  EXPECT_EQ(without.negative_divisor, 0);
+  EXPECT_GT(with.extreme_input, 5);
+  EXPECT_EQ(without.extreme_input, 0);
+  EXPECT_GT(with.repeated_dims, without.repeated_dims + 40) << without.repeated_dims;
+  EXPECT_GT(with.varied_layouts, 50);
+  EXPECT_EQ(without.varied_layouts, 0);
+}
+
+// Every pattern at rate 1 still makes models that load and round-trip.
+TEST(GraphGeneratorTest, PatternsAtFullRateStayValid) {
+  GeneratorConfig config = default_generator_config();
+  config.patterns = PatternRates{1, 1, 1, 1, 1, 1, 1};
+
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    expect_round_trip(generate_model(seed, config));
+    if (HasFailure()) return;
+  }
 }
 
 TEST(GraphGeneratorTest, EveryModelLoadsAndRoundTrips) {

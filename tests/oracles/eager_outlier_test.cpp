@@ -1,13 +1,17 @@
 // Discrete differences settled by the float64 reference (eager_outlier.h, through output_judge):
 // a bool or integer element, or a NaN, where eager's rounding is what differs passes, overruling
 // tolerance and nan_inf, as does an element where eager overflowed and the reference is finite; a compiled result that differs where eager is right fails, as does one
-// with an excused element but another element off; without a reference nothing is excused.
+// with an excused element but another element off; a finite compiled value where the reference
+// rounds to Inf in the output's dtype (float32, float16, bfloat16) fails, since Inf is then the
+// correctly rounded answer; without a reference nothing is excused.
 #include "oracles/eager_outlier.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "oracles/output_judge.h"
@@ -88,6 +92,42 @@ TEST(EagerOutlier, WhereEagerOverflowedAndTheReferenceIsFiniteEagerIsNotJudged) 
   // A NaN the inputs carried is in the reference too: a compiled result that drops it fails.
   const at::Tensor nan_ref = doubles({NAN, 0.5});
   EXPECT_FALSE(judge_tensor(eager, compiled, [&] { return nan_ref; }, f32_config()).pass());
+}
+
+// A compiled value finite near the dtype's maximum where eager overflowed: the float64 reference
+// decides in the output's dtype whether Inf is the correctly rounded answer (then the finite value
+// is an overflow bug) or eager merely overflowed (then it is excused).
+void expect_overflow_decided_in_dtype(at::ScalarType dtype, double max, double beyond) {
+  SCOPED_TRACE(std::string(c10::toString(dtype)));
+  JudgeConfig config = f32_config();
+  config.tol = Tolerance{1e-2, 1e-2};
+  const at::Tensor eager = floats({INFINITY, 1.0f}).to(dtype);
+  const at::Tensor compiled = doubles({max, 1.0}).to(dtype);
+  ASSERT_TRUE(std::isfinite(compiled[0].item<double>()));
+  const at::Tensor inf_ref = doubles({beyond, 1.0});
+  ASSERT_TRUE(std::isinf(inf_ref.to(dtype)[0].item<double>())) << "the test's reference must round to Inf";
+  Judgement wrong = judge_tensor(eager, compiled, [&] { return inf_ref; }, config);
+  EXPECT_FALSE(wrong.pass());
+  EXPECT_FALSE(find_eager_outlier(eager, compiled, inf_ref, {config.tol}, {}).eager_is_outlier);
+  // The reference at the dtype's maximum: finite, so eager overflowed and the compiled value is right.
+  const at::Tensor finite_ref = doubles({max, 1.0});
+  EXPECT_TRUE(judge_tensor(eager, compiled, [&] { return finite_ref; }, config).pass());
+}
+
+TEST(EagerOutlier, AFiniteResultWhereTheReferenceRoundsToInfFailsInEveryFloatDtype) {
+  expect_overflow_decided_in_dtype(at::kFloat, std::numeric_limits<float>::max(), 3.5e38);
+  expect_overflow_decided_in_dtype(at::kHalf, 65504.0, 66000.0);
+  expect_overflow_decided_in_dtype(at::kBFloat16, 3.3895313892515355e38, 3.4e38);
+}
+
+TEST(EagerOutlier, OverflowIsDecidedByRoundingToTheDtypeNotByItsMaximum) {
+  // Beyond float32's maximum by a quarter of its last ulp the reference still rounds to the
+  // maximum (eager's Inf is its overflow); by three quarters it rounds to Inf (eager is right).
+  const double max = std::numeric_limits<float>::max(), ulp = std::ldexp(1.0, 104);
+  const at::Tensor eager = floats({INFINITY}), compiled = floats({std::numeric_limits<float>::max()});
+  const at::Tensor rounds_down = doubles({max + ulp / 4}), rounds_up = doubles({max + 3 * ulp / 4});
+  EXPECT_TRUE(judge_tensor(eager, compiled, [&] { return rounds_down; }, f32_config()).pass());
+  EXPECT_FALSE(judge_tensor(eager, compiled, [&] { return rounds_up; }, f32_config()).pass());
 }
 
 TEST(EagerOutlier, NothingIsExcusedWithoutAReference) {

@@ -41,7 +41,8 @@ TEST(FailureSignature, RoundTripsThroughJson) {
 
 TEST(FailureSignature, KindsKeepTheirNamesInTextAndJson) {
   const std::vector<std::pair<Kind, std::string>> names = {
-      {Kind::Divergence, "divergence"}, {Kind::Error, "error"}, {Kind::Crash, "crash"},   {Kind::Timeout, "timeout"},
+      {Kind::Divergence, "divergence"}, {Kind::Error, "error"}, {Kind::InternalError, "internal-error"},
+      {Kind::Crash, "crash"},           {Kind::Timeout, "timeout"},
       {Kind::Oom, "oom"},               {Kind::GraphBreak, "graph-break"},               {Kind::Generator, "generator"}};
   for (const auto& [kind, name] : names) {
     EXPECT_EQ(FailureSignature::kind_name(kind), name);

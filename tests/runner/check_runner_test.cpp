@@ -275,6 +275,71 @@ TEST(RunnerTest, ARaisingBackendIsShrunkToItsSmallestRaisingCase) {
   EXPECT_EQ(f.shrunk->dims.at("D"), 1);
 }
 
+// A compiled path's own assertion (gbc's InternalError, c10's INTERNAL ASSERT), raised while
+// running or while preparing, is that backend's failure of kind internal-error (exit 1), shrunk
+// like any other; a fault of the harness's own (a registry entry that creates nothing) stays an
+// InternalError for the command line to report as a gbcheck bug (exit 3).
+TEST(RunnerTest, ACompiledPathsInternalErrorIsItsFailureNotGbchecks) {
+  Model m = load_model_text(kSumModel, "rowsum.yaml");
+  CheckReport r = run_check(m, options_for(m, [](std::vector<at::Tensor>&, const std::vector<at::Tensor>& in, int) {
+                              if (in[0].size(1) >= 3) internal_error("planted: fusion lost a dim");
+                            }));
+  EXPECT_EQ(r.exit_code(), kExitDivergence);
+  const CaseFailure& f = r.backends[0].failures.at(0);
+  EXPECT_EQ(f.error_kind, PathErrorKind::InternalError);
+  EXPECT_EQ(f.error, "planted: fusion lost a dim");
+  ASSERT_TRUE(f.shrunk) << f.shrink_note;
+  EXPECT_EQ(f.shrunk->dims.at("D"), 3);
+  std::ostringstream text;
+  print_terminal_report(r, text, {});
+  EXPECT_NE(text.str().find("    internal error: planted: fusion lost a dim"), std::string::npos) << text.str();
+  EXPECT_EQ(check_report_to_json(r)["backends"][0]["failures"][0]["error"]["kind"], "internal-error");
+
+  CheckReport torch_assert = run_check(m, options_for(m, [](std::vector<at::Tensor>&, const std::vector<at::Tensor>&, int) {
+                                         TORCH_INTERNAL_ASSERT(false, "planted");
+                                       }));
+  EXPECT_EQ(torch_assert.exit_code(), kExitDivergence);
+  EXPECT_EQ(torch_assert.backends[0].failures.at(0).error_kind, PathErrorKind::InternalError);
+  CheckReport raised = run_check(m, options_for(m, [](std::vector<at::Tensor>&, const std::vector<at::Tensor>&, int) {
+                                   TORCH_CHECK(false, "planted: a shape the op rejects");
+                                 }));
+  EXPECT_EQ(raised.backends[0].failures.at(0).error_kind, PathErrorKind::Raised);
+}
+
+// Eager whose prepare() throws `E`.
+template <typename E>
+class UnpreparableBackend : public Backend {
+ public:
+  std::string name() const override { return "unpreparable"; }
+  void prepare(const Graph&, const BackendOptions&) override { throw E("planted: capture broke an invariant"); }
+  std::vector<at::Tensor> run(const std::vector<at::Tensor>&) override { return {}; }
+  const BackendStats& stats() const override { return stats_; }
+
+ private:
+  BackendStats stats_;
+};
+
+TEST(RunnerTest, ABackendWhosePrepareThrowsFailsEveryCase) {
+  Model m = load_model_text(kSumModel, "rowsum.yaml");
+  RunOptions o = run_options_from_model(m);
+  o.backends = {"unpreparable"};
+  o.extra_backends.push_back({"unpreparable", "throws in prepare",
+                              [] { return std::make_unique<UnpreparableBackend<InternalError>>(); }, true});
+  CheckReport r = run_check(m, o);
+  EXPECT_EQ(r.exit_code(), kExitDivergence);
+  EXPECT_EQ(r.backends[0].cases_failed, 6);
+  EXPECT_EQ(r.backends[0].failures.at(0).error_kind, PathErrorKind::InternalError);
+  EXPECT_EQ(r.backends[0].failures.at(0).error, "planted: capture broke an invariant");
+
+  o.extra_backends[0].create = [] { return std::make_unique<UnpreparableBackend<std::runtime_error>>(); };
+  CheckReport raised = run_check(m, o);
+  EXPECT_EQ(raised.exit_code(), kExitDivergence);
+  EXPECT_EQ(raised.backends[0].failures.at(0).error_kind, PathErrorKind::Raised);
+
+  o.extra_backends[0].create = [] { return std::unique_ptr<Backend>(); };
+  EXPECT_THROW(run_check(m, o), InternalError);
+}
+
 TEST(RunnerTest, InvalidOracleNamesAreModelErrors) {
   std::string text = kSumModel;
   text += "  oracle: [tolerance, fp46]\n";

@@ -36,6 +36,7 @@ std::string summary_of(const FailureSignature& s, const SandboxLimits& limits) {
   switch (s.kind) {
     case Kind::Divergence: return s.backend + " diverges from eager (" + s.detail + ")";
     case Kind::Error: return s.backend + " raised: " + s.detail;
+    case Kind::InternalError: return s.backend + " failed an internal assertion: " + s.detail;
     case Kind::Crash: return s.backend + " crashed (" + s.detail + ")";
     case Kind::Timeout: return s.backend + " ran past the " + std::to_string(static_cast<int>(limits.timeout_s)) + " s limit";
     case Kind::Oom: return s.backend + " ran out of memory";
@@ -124,7 +125,8 @@ GraphVerdict check_graph(const Model& model, const GraphCheckOptions& options) {
   if (r.ok()) {
     v = from_child(r, options);
   } else if (r.status == SandboxResult::Status::Exception) {
-    // The check itself threw: the generator made a model the harness rejects, or a harness bug.
+    // The check itself threw: the generator made a model the harness rejects, or a harness bug
+    // (a compiled path's exceptions are that path's failures, caught in the check).
     v.outcome = "invalid";
     FailureSignature s{"gbcheck", FailureSignature::Kind::Error, r.exception_type + ": " + normalize_error(r.error), {}};
     v.failures.push_back(make_failure(s, r.error, options.limits));

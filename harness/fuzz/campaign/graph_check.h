@@ -3,11 +3,12 @@
 // happened into store hits (harness/store/fuzz_store.h), one per failing backend.
 // Dedupe keys are failure signatures (harness/reduce/failure_signature.h) narrowed for raw,
 // unreduced graphs: a divergence keeps only the ops that directly produce the failing outputs (a
-// random graph's whole ancestry would make every hit unique), and errors, crashes, timeouts and
-// out-of-memory keep none (the op is not known before reduction). When the child dies while
-// several backends ran, each backend is rerun alone to pin the death on the ones that cause it.
-// A graph the eager reference cannot run, or a check that throws, is `invalid`: a bug in
-// gbcheck's generator or harness, recorded under its own signature.
+// random graph's whole ancestry would make every hit unique), and errors, internal errors (a
+// compiled path's own assertion), crashes, timeouts and out-of-memory keep none (the op is not
+// known before reduction). When the child dies while several backends ran, each backend is rerun
+// alone to pin the death on the ones that cause it. A graph the eager reference cannot run, or a
+// check that throws outside every compiled path, is `invalid`: a bug in gbcheck's generator or
+// harness, recorded under its own signature.
 // Tested in tests/fuzz/fuzz_campaign_test.cpp.
 #pragma once
 

@@ -1,0 +1,90 @@
+// Builder for algebraic identities (config.patterns.identity): a binary op meets its own operand
+// (x - x, x / x, min(x, x), x == x) or an identity number (x * 0, x * 1, x + 0, x + -0.0, x / 1,
+// pow(x, 0)), the expressions a simplifier rewrites. Each rewrite is right for ordinary values
+// and wrong for some special one (x * 0 is NaN for Inf, x - x is NaN for Inf, x + 0 is not -0.0
+// for -0.0, x == x is false for NaN), so the operand often first gets NaN, +-Inf or -0.0 in some
+// elements (config.patterns.identity_special).
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "harness/fuzz/op_builders.h"
+
+namespace gbc {
+namespace {
+
+// The identity numbers each op takes as its second operand.
+const std::map<std::string, std::vector<double>>& identity_numbers() {
+  static const std::map<std::string, std::vector<double>> numbers = {
+      {"add", {0.0, -0.0}}, {"sub", {0.0, -0.0}},     {"mul", {0.0, 1.0, -1.0, -0.0}}, {"div", {1.0, -1.0}},
+      {"pow", {0.0, 1.0}},  {"maximum", {}},          {"minimum", {}},                {"remainder", {}},
+      {"eq", {}},           {"ne", {}},               {"lt", {}},                     {"le", {}},
+      {"gt", {}},           {"ge", {}},               {"logical_and", {true}},        {"logical_or", {false}}};
+  return numbers;
+}
+
+// Ops whose result with the same operand twice is an identity (x - x = 0, x / x = 1, ...).
+bool takes_itself(const std::string& op) {
+  static const std::set<std::string> ops = {"sub", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
+                                            "logical_and", "logical_or", "add", "mul"};
+  return ops.count(op) != 0;
+}
+
+// x with some elements replaced by NaN, +-Inf or -0.0: where(x > c, x, special).
+std::optional<ValueId> with_special_values(GraphBuilder& b, ValueId x) {
+  if (b.nodes_left() < 3 || !b.enabled("where") || !b.enabled("gt")) return x;
+  Node cmp;
+  cmp.op = "gt";
+  cmp.args = {Arg::of(x), Arg::number(Scalar::from_float(b.pick_one(std::vector<double>{0.0, 0.5, -0.5})))};
+  auto mask = b.add_node(std::move(cmp));
+  if (!mask) return std::nullopt;
+  const double inf = std::numeric_limits<double>::infinity();
+  Node w;
+  w.op = "where";
+  w.args = {Arg::of(*mask), Arg::of(x),
+            Arg::number(Scalar::from_float(b.pick_one(std::vector<double>{std::nan(""), inf, -inf, -0.0})))};
+  return b.add_node(std::move(w));
+}
+
+}  // namespace
+
+bool build_identity(GraphBuilder& b, const std::string& op) {
+  auto numbers = identity_numbers().find(op);
+  if (numbers == identity_numbers().end()) return false;
+  const bool itself = takes_itself(op) && (numbers->second.empty() || b.chance(0.5));
+  if (!itself && numbers->second.empty()) return false;
+  const bool logical = op == "logical_and" || op == "logical_or";
+  Need need;
+  need.allow_empty = true;
+  // x / x needs no zero in x (the value ranges refuse it), so no special values either.
+  if (op == "div" && itself) need.domain = Domain::Positive;
+  need.dtype_ok = [&](DType d) {
+    if (op == "remainder" || op == "pow") return is_floating(d);
+    return !(d == DType::Bool && op == "sub");
+  };
+  auto x = b.obtain(need, 3);
+  if (!x) return false;
+  const DType dtype = b.type(*x).dtype;
+  if (is_floating(dtype) && need.domain == Domain::Any && b.config().special_values > 0 &&
+      b.pattern(b.config().patterns.identity_special)) {
+    x = with_special_values(b, *x);
+    if (!x) return false;
+  }
+  Node n;
+  n.op = op;
+  if (itself) {
+    n.args = {Arg::of(*x), Arg::of(*x)};
+  } else {
+    const double v = b.pick_one(numbers->second);
+    Scalar s = logical || dtype == DType::Bool ? Scalar::from_bool(v != 0)
+               : is_floating(dtype)            ? Scalar::from_float(v)
+                                               : Scalar::from_int(static_cast<int64_t>(v));
+    if (dtype == DType::UInt8 && s.kind == ScalarKind::Int && s.i < 0) return false;  // -1 would wrap around
+    n.args = {Arg::of(*x), Arg::number(s)};
+    if (op != "div" && op != "pow" && op != "sub" && b.chance(0.3)) std::swap(n.args[0], n.args[1]);
+  }
+  return b.add_node(std::move(n)).has_value();
+}
+
+}  // namespace gbc
