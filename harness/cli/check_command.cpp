@@ -28,6 +28,7 @@ std::string join_names(const std::vector<std::string>& names) {
 std::string replay_prefix(const RunArgs& run, const Model& model, const RunOptions& opt) {
   std::string cmd = "gbcheck " + run.model_path;
   for (const auto& b : opt.backends) cmd += " --backend " + b;
+  if (opt.reference != "eager") cmd += " --reference " + opt.reference;
   cmd += " --seed " + std::to_string(model.check.seed);
   if (!opt.backend_options.inject_fault.empty()) cmd += " --inject-fault " + opt.backend_options.inject_fault;
   return cmd;

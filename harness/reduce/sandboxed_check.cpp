@@ -19,10 +19,16 @@ c10::Device device_of(const BackendOptions& options) {
 nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inputs, const CaseCheck& check) {
   const JudgePlan plan = make_judge_plan(model);
   const c10::Device device = device_of(check.backend_options);
-  CaseRunner runner(model, plan, device);
-  std::unique_ptr<Backend> backend = check.backend->create();
-  GBC_INTERNAL_ASSERT(backend != nullptr, "backend " + check.backend->name + " created nothing");
-  backend->prepare(model.graph, check.backend_options);
+  auto make = [&](const BackendInfo& info) {
+    std::unique_ptr<Backend> b = info.create();
+    GBC_INTERNAL_ASSERT(b != nullptr, "backend " + info.name + " created nothing");
+    b->prepare(model.graph, check.backend_options);
+    return b;
+  };
+  std::unique_ptr<Backend> reference = check.reference ? make(*check.reference) : nullptr;
+  const std::string reference_name = check.reference ? check.reference->name : "eager";
+  CaseRunner runner(model, plan, device, {reference.get(), reference_name});
+  std::unique_ptr<Backend> backend = make(*check.backend);
 
   TestCase tc;
   tc.index = check.case_index;
@@ -35,8 +41,8 @@ nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inp
     return {{"kind", "invalid"}, {"description", std::string("inputs do not fit the model: ") + e.what()}};
   }
   CaseResult cr = runner.run(tc, {{backend.get(), check.backend->compiled}}, nullptr);
-  if (!cr.eager_error.empty()) return {{"kind", "invalid"}, {"description", "eager raised: " + cr.eager_error}};
-  if (!cr.unusable.empty()) return {{"kind", "invalid"}, {"description", "eager disagreed with itself: " + cr.unusable}};
+  if (!cr.eager_error.empty()) return {{"kind", "invalid"}, {"description", reference_name + " raised: " + cr.eager_error}};
+  if (!cr.unusable.empty()) return {{"kind", "invalid"}, {"description", reference_name + " disagreed with itself: " + cr.unusable}};
   const PathResult& pr = cr.paths.at(0);
   const std::string& name = check.backend->name;
   if (pr.failed()) {
@@ -61,7 +67,7 @@ nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inp
       return {{"kind", "fail"}, {"signature", s.to_json()}, {"description", name + " breaks the graph: " + e.code + " " + e.message}};
     }
   }
-  return {{"kind", "pass"}, {"description", name + " agrees with eager"}};
+  return {{"kind", "pass"}, {"description", name + " agrees with " + reference_name}};
 }
 
 }  // namespace
