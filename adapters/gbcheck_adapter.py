@@ -283,11 +283,22 @@ def is_out_of_memory(e):
     return isinstance(e, MemoryError) or "can't allocate memory" in text or "out of memory" in text.lower()
 
 
+def summary_line(e):
+    """The line that says what went wrong. TorchScript's interpreter wraps the error of the op
+    that failed in a traceback that opens with a fixed sentence: its last line is the op's own
+    ("RuntimeError: Invalid integral op_type: 24"), and every such failure would otherwise read
+    the same (and be deduplicated as one bug)."""
+    lines = [line for line in ("%s: %s" % (type(e).__name__, e)).split("\n") if line.strip()]
+    if len(lines) > 1 and "failed in the TorchScript interpreter" in lines[0]:
+        last = lines[-1].strip()
+        return last if ": " in last else "%s: %s" % (type(e).__name__, last)
+    return lines[0] if lines else type(e).__name__
+
+
 def error_message(e, kind):
     traceback.print_exc(file=sys.stderr)
     sys.stderr.flush()
-    first = ("%s: %s" % (type(e).__name__, e)).split("\n")[0]
-    return {"type": "error", "kind": "oom" if is_out_of_memory(e) else kind, "message": first}
+    return {"type": "error", "kind": "oom" if is_out_of_memory(e) else kind, "message": summary_line(e)}
 
 
 def serve(adapter, channel):
