@@ -23,6 +23,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import struct
 import sys
 import tempfile
@@ -145,13 +146,26 @@ _scratch = []
 
 
 def scratch_folder():
-    """A folder for this process's files, removed when it exits."""
+    """A folder for this process's files. gbcheck makes one for each adapter and removes it when
+    the adapter has ended, however it ended ($GBCHECK_ADAPTER_SCRATCH, docs/adapters.md); run by
+    hand, the adapter makes its own and removes it at exit, on SIGTERM and SIGHUP too."""
     if not _scratch:
-        import atexit
-        import shutil
-        _scratch.append(tempfile.mkdtemp(prefix="gbcheck-adapter-"))
-        atexit.register(shutil.rmtree, _scratch[0], True)
+        given = os.environ.get("GBCHECK_ADAPTER_SCRATCH", "")
+        if given and os.path.isdir(given):
+            _scratch.append(given)
+        else:
+            import atexit
+            import shutil
+            _scratch.append(tempfile.mkdtemp(prefix="gbcheck-adapter-"))
+            atexit.register(shutil.rmtree, _scratch[0], True)
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                if signal.getsignal(sig) == signal.SIG_DFL:
+                    signal.signal(sig, _exit_on_signal)
     return _scratch[0]
+
+
+def _exit_on_signal(signum, frame):
+    sys.exit(128 + signum)  # SystemExit runs the atexit handlers that a plain death skips
 
 
 class Model:
