@@ -23,6 +23,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import struct
 import sys
 import tempfile
@@ -145,13 +146,26 @@ _scratch = []
 
 
 def scratch_folder():
-    """A folder for this process's files, removed when it exits."""
+    """A folder for this process's files. gbcheck makes one for each adapter and removes it when
+    the adapter has ended, however it ended ($GBCHECK_ADAPTER_SCRATCH, docs/adapters.md); run by
+    hand, the adapter makes its own and removes it at exit, on SIGTERM and SIGHUP too."""
     if not _scratch:
-        import atexit
-        import shutil
-        _scratch.append(tempfile.mkdtemp(prefix="gbcheck-adapter-"))
-        atexit.register(shutil.rmtree, _scratch[0], True)
+        given = os.environ.get("GBCHECK_ADAPTER_SCRATCH", "")
+        if given and os.path.isdir(given):
+            _scratch.append(given)
+        else:
+            import atexit
+            import shutil
+            _scratch.append(tempfile.mkdtemp(prefix="gbcheck-adapter-"))
+            atexit.register(shutil.rmtree, _scratch[0], True)
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                if signal.getsignal(sig) == signal.SIG_DFL:
+                    signal.signal(sig, _exit_on_signal)
     return _scratch[0]
+
+
+def _exit_on_signal(signum, frame):
+    sys.exit(128 + signum)  # SystemExit runs the atexit handlers that a plain death skips
 
 
 class Model:
@@ -283,11 +297,22 @@ def is_out_of_memory(e):
     return isinstance(e, MemoryError) or "can't allocate memory" in text or "out of memory" in text.lower()
 
 
+def summary_line(e):
+    """The line that says what went wrong. TorchScript's interpreter wraps the error of the op
+    that failed in a traceback that opens with a fixed sentence: its last line is the op's own
+    ("RuntimeError: Invalid integral op_type: 24"), and every such failure would otherwise read
+    the same (and be deduplicated as one bug)."""
+    lines = [line for line in ("%s: %s" % (type(e).__name__, e)).split("\n") if line.strip()]
+    if len(lines) > 1 and "failed in the TorchScript interpreter" in lines[0]:
+        last = lines[-1].strip()
+        return last if ": " in last else "%s: %s" % (type(e).__name__, last)
+    return lines[0] if lines else type(e).__name__
+
+
 def error_message(e, kind):
     traceback.print_exc(file=sys.stderr)
     sys.stderr.flush()
-    first = ("%s: %s" % (type(e).__name__, e)).split("\n")[0]
-    return {"type": "error", "kind": "oom" if is_out_of_memory(e) else kind, "message": first}
+    return {"type": "error", "kind": "oom" if is_out_of_memory(e) else kind, "message": summary_line(e)}
 
 
 def serve(adapter, channel):

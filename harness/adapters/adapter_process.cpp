@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
 
+#include "compiler/support/file_tree.h"
 #include "harness/sandbox/sandbox.h"
 
 namespace gbc {
@@ -35,6 +37,12 @@ void close_fd(int& fd) {
 std::unique_ptr<AdapterProcess> AdapterProcess::start(const std::vector<std::string>& argv, size_t memory_bytes) {
   if (argv.empty()) throw std::runtime_error("no command to start");
   ::signal(SIGPIPE, SIG_IGN);
+  const char* tmp = std::getenv("TMPDIR");
+  std::string scratch = std::string(tmp && *tmp ? tmp : "/tmp") + "/gbcheck-adapter-XXXXXX";
+  if (!::mkdtemp(scratch.data())) throw std::runtime_error("cannot make its scratch folder " + scratch + ": " + std::strerror(errno));
+  std::vector<std::string> env_strings = {"GBCHECK_ADAPTER_SCRATCH=" + scratch};
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "GBCHECK_ADAPTER_SCRATCH=", 24) != 0) env_strings.push_back(*e);
   int in[2], out[2], err[2], exec_err[2];
   if (::pipe2(in, O_CLOEXEC) || ::pipe2(out, O_CLOEXEC) || ::pipe2(err, O_CLOEXEC) || ::pipe2(exec_err, O_CLOEXEC))
     throw std::runtime_error(std::string("cannot create pipes: ") + std::strerror(errno));
@@ -43,9 +51,17 @@ std::unique_ptr<AdapterProcess> AdapterProcess::start(const std::vector<std::str
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   const pid_t parent = ::getpid();
   pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("cannot fork: ") + std::strerror(errno));
+  if (pid < 0) {
+    const int e = errno;
+    std::error_code ignored;
+    remove_tree(scratch, ignored);
+    throw std::runtime_error(std::string("cannot fork: ") + std::strerror(e));
+  }
   if (pid == 0) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -58,7 +74,7 @@ std::unique_ptr<AdapterProcess> AdapterProcess::start(const std::vector<std::str
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
-    ::execvp(args[0], args.data());
+    ::execvpe(args[0], args.data(), envp.data());
     int e = errno;
     ssize_t ignored = ::write(exec_err[1], &e, sizeof e);
     (void)ignored;
@@ -79,6 +95,7 @@ std::unique_ptr<AdapterProcess> AdapterProcess::start(const std::vector<std::str
   p->in_ = in[1];
   p->out_ = out[0];
   p->err_ = err[0];
+  p->scratch_ = scratch;
   if (n == static_cast<ssize_t>(sizeof e)) {
     p->kill_and_reap();
     throw std::runtime_error("cannot run '" + argv[0] + "': " + std::strerror(e));
@@ -171,7 +188,11 @@ bool AdapterProcess::reap(bool block) {
 }
 
 void AdapterProcess::kill_and_reap() {
-  if (reaped_ || pid_ <= 0) return;
+  if (reaped_ || pid_ <= 0) {
+    std::error_code ignored;
+    remove_tree(scratch_, ignored);  // reaped on its own (it exited): its folder goes now
+    return;
+  }
   // End of input first: an adapter that is listening leaves by itself and cleans up after itself
   // (its scratch files); one that is not gets a moment, then SIGKILL.
   close_fd(in_);
@@ -186,6 +207,8 @@ void AdapterProcess::kill_and_reap() {
     ::kill(-pid_, SIGKILL);  // workers it left behind
   }
   drain_stderr();
+  std::error_code ignored;
+  remove_tree(scratch_, ignored);
 }
 
 std::string AdapterProcess::wait_exit(std::chrono::milliseconds grace) {

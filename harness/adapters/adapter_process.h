@@ -4,6 +4,10 @@
 // (RLIMIT_DATA: heap and private writable mappings, not the address space that CUDA and LibTorch
 // reserve). Every read and write takes a deadline; nothing here blocks without one. Writing to
 // an adapter that died must not kill gbcheck, so starting one ignores SIGPIPE process-wide.
+// Each adapter gets a scratch folder that gbcheck makes and removes ($GBCHECK_ADAPTER_SCRATCH,
+// docs/adapters.md): removed when the process is reaped, whether it left by itself or was killed
+// (a SIGKILL runs no handler in the adapter; in a sandboxed child that itself is killed, the
+// sandbox removes the child's $TMPDIR, where the folder is).
 // Test: tests/adapters/adapter_process_test.cpp.
 #pragma once
 
@@ -47,6 +51,8 @@ class AdapterProcess {
   pid_t pid() const { return pid_; }
   /// The process that started it (a forked child must not use its parent's adapter).
   pid_t owner() const { return owner_; }
+  /// Its scratch folder ($GBCHECK_ADAPTER_SCRATCH), gone once it is reaped.
+  const std::string& scratch() const { return scratch_; }
 
  private:
   AdapterProcess() = default;
@@ -60,6 +66,7 @@ class AdapterProcess {
   bool reaped_ = false;
   int exit_status_ = 0;
   int signal_ = 0;
+  std::string scratch_;
 };
 
 }  // namespace gbc

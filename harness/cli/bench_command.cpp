@@ -138,6 +138,7 @@ std::function<int()> add_bench_command(CLI::App& sub) {
   auto args = std::make_shared<Args>();
   RunArgsScope scope;  // one case, as drawn
   scope.cases = scope.shrink = scope.tolerances = false;
+  scope.reference = false;  // timed against eager, not compared
   args->run.add_to(sub, scope);
   sub.add_option("--warmup", args->warmup, "untimed calls first (compiles happen here)")
       ->check(whole_number(0, 1000000))

@@ -25,6 +25,7 @@ std::function<int()> add_bisect_command(CLI::App& sub) {
   RunArgsScope scope;
   scope.one_backend = true;
   scope.fullgraph = false;
+  scope.reference = false;  // gbc's ladder is walked against eager
   args->run.add_to(sub, scope);
   sub.add_option("--json", args->json_path, "also write the result as JSON (schema gbcheck.bisect/v1)")
       ->check(writable_file());

@@ -1,8 +1,10 @@
 // `gbcheck check MODEL.yaml`: the differential check, with the terminal report and --json.
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 
+#include "harness/bisect/check_intermediates.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/crash_report.h"
 #include "harness/cli/inject_fault.h"
@@ -28,6 +30,7 @@ std::string join_names(const std::vector<std::string>& names) {
 std::string replay_prefix(const RunArgs& run, const Model& model, const RunOptions& opt) {
   std::string cmd = "gbcheck " + run.model_path;
   for (const auto& b : opt.backends) cmd += " --backend " + b;
+  if (opt.reference != "eager") cmd += " --reference " + opt.reference;
   cmd += " --seed " + std::to_string(model.check.seed);
   if (!opt.backend_options.inject_fault.empty()) cmd += " --inject-fault " + opt.backend_options.inject_fault;
   return cmd;
@@ -47,12 +50,16 @@ std::function<int()> add_check_command(CLI::App& sub) {
     std::string json_path;
     std::string plots_dir;
     bool quiet = false;
+    bool intermediates = false;
   };
   auto args = std::make_shared<Args>();
   args->run.add_to(sub);
   sub.add_option("--json", args->json_path, "also write the full report as JSON (schema: docs/json-report.md)")
       ->check(writable_file());
   sub.add_flag("--quiet,-q", args->quiet, "print only the final result line");
+  sub.add_flag("--intermediates", args->intermediates,
+               "also compare every node's value with eager's where the backend shows them (decomp, gbc-interp, gbc), "
+               "naming the first diverging node");
   sub.add_option("--plots", args->plots_dir,
                  "write SVG plots of the per-step error (check.iterations) into DIR, one per backend")
       ->check(writable_folder());
@@ -84,14 +91,20 @@ std::function<int()> add_check_command(CLI::App& sub) {
     };
     CheckReport report = run_check(model, opt);
     progress.finish();
+    std::vector<BackendIntermediates> intermediates;
+    if (args->intermediates) intermediates = check_intermediates(model, opt);
+    const bool nodes_pass =
+        std::all_of(intermediates.begin(), intermediates.end(), [](const BackendIntermediates& r) { return r.pass(); });
     TerminalStyle style;
     style.color = isatty(STDOUT_FILENO) != 0;
     style.verbose = args->run.verbose;
     if (!fault.empty()) std::cout << fault_banner(fault) << "\n";
     if (args->quiet) {
-      std::cout << "result: " << (report.pass() ? "PASS" : "FAIL") << "\n";
+      std::cout << "result: " << (report.pass() && nodes_pass ? "PASS" : "FAIL") << "\n";
     } else {
+      if (args->intermediates) print_intermediates(intermediates, std::cout);
       print_terminal_report(report, std::cout, style);
+      if (!nodes_pass && report.pass()) std::cout << "result: FAIL (a node diverges: see intermediates above)\n";
     }
     if (!fault.empty()) std::cout << fault_banner(fault) << "\n";
     if (!args->plots_dir.empty()) {
@@ -105,13 +118,18 @@ std::function<int()> add_check_command(CLI::App& sub) {
     }
     if (!args->json_path.empty()) {
       try {
-        write_json_file(args->json_path, report_json(report));
+        nlohmann::json json = report_json(report);
+        if (args->intermediates) {
+          json["intermediates"] = intermediates_json(intermediates);
+          if (!nodes_pass && report.pass()) json["pass"] = false, json["exit_code"] = kExitDivergence;
+        }
+        write_json_file(args->json_path, json);
       } catch (const std::exception& e) {
         std::cerr << "gbcheck: " << e.what() << "\n";
         return kExitInvalid;
       }
     }
-    return report.exit_code();
+    return report.exit_code() == kExitPass && !nodes_pass ? kExitDivergence : report.exit_code();
   };
 }
 

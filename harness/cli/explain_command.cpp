@@ -254,6 +254,7 @@ std::function<int()> add_explain_command(CLI::App& sub) {
   auto args = std::make_shared<Args>();
   RunArgsScope scope;  // cases as drawn
   scope.shrink = scope.tolerances = false;  // nothing is judged
+  scope.reference = false;  // nothing is compared
   args->run.add_to(sub, scope);
   sub.add_option("--json", args->json_path, "also write the explanation as JSON (schema: docs/json-report.md)")
       ->check(writable_file());

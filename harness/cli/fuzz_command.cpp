@@ -46,6 +46,7 @@ struct GeneratorArgs {
     if (max_nodes) f.generator.max_nodes = *max_nodes;
     if (no_breaks) f.generator.allow_breaks = false;
     f.fuzz_config_path = fuzz_config.empty() ? "" : std::filesystem::absolute(fuzz_config).string();
+    f.backends_config = backends_config.empty() ? "" : std::filesystem::absolute(backends_config).string();
     if (!backends.empty()) {
       f.check.backends = backends;
       return std::nullopt;

@@ -101,6 +101,7 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
     if (run.cases > 0) model.check.cases = run.cases;
 
     opt.backend = args->run.backends.empty() ? "" : args->run.backends[0];
+    opt.reference = run.reference;
     opt.only_case = run.only_case;
     opt.fullgraph = run.fullgraph;
     opt.backend_options = run.backend_options;
@@ -123,7 +124,8 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
         std::cerr << "gbcheck: " << e.what() << "\n";
         return kExitInvalid;
       }
-      std::cout << "reduce: " << model.name << " (" << args->run.model_path << ") | " << r.backend << " | case "
+      std::cout << "reduce: " << model.name << " (" << args->run.model_path << ") | " << r.backend
+                << (r.reference == "eager" ? "" : " vs " + r.reference) << " | case "
                 << r.case_index << " | seed " << r.seed << "\n"
                 << "  failure:  " << r.original.str() << "\n"
                 << "  reduced:  " << r.signature.str() << " (signature " << r.signature.hash() << ")\n"

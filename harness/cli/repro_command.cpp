@@ -24,6 +24,7 @@ std::function<int()> add_repro_command(CLI::App& sub) {
   RunArgsScope scope;
   scope.one_backend = true;
   scope.fullgraph = false;
+  scope.reference = false;  // repro.py and repro.cpp compare with eager
   args->run.add_to(sub, scope);
   sub.add_option("--out,-o", args->out_dir, "the folder to write (created; files in it are replaced)")
       ->required()

@@ -47,6 +47,9 @@ void RunArgs::add_to(CLI::App& app, const RunArgsScope& scope) {
                  std::string(scope.one_backend ? "the compiled path to compare with eager (one; default: the model's)"
                                                : "compiled path to compare with eager; repeatable; overrides check.backends") +
                      " (eager, nnc, trace, decomp, gbc-interp, gbc, ...: see docs/backends.md)");
+  if (scope.reference)
+    app.add_option("--reference", reference,
+                   "the backend the others are compared with (default: eager), e.g. --backend gbc --reference ts-freeze");
   if (scope.cases)
     app.add_option("--cases,-n", cases, "number of input cases (overrides check.cases)")->check(whole_number(1, kMaxCount));
   app.add_option("--seed", seed, "seed of all random inputs (overrides check.seed)")->check(whole_number(0));
@@ -173,20 +176,24 @@ std::optional<int> RunArgs::resolve(const Model& model, RunOptions& out) const {
 
   register_external_backends(backends_config);
   Diagnostics d = validate_backends(model, out.backends, from_cli);
+  Diagnostics ref = reference.empty() ? Diagnostics{} : validate_reference(reference);
+  if (!reference.empty()) out.reference = reference;
   Diagnostics oracles = validate_check_options(model);
-  if (d.has_errors() || oracles.has_errors()) {
-    std::cerr << d.str() << oracles.str();
+  if (d.has_errors() || ref.has_errors() || oracles.has_errors()) {
+    std::cerr << d.str() << ref.str() << oracles.str();
     return kExitInvalid;
   }
   if (!inject_fault.empty()) {
     if (auto stop = check_inject_fault(inject_fault, out.backends)) return stop;
     out.backend_options.inject_fault = inject_fault;
   }
-  for (const std::string& b : out.backends) {
+  std::vector<std::string> used = out.backends;
+  if (!reference.empty()) used.push_back(reference);
+  for (const std::string& b : used) {
     if (!is_external_backend(b)) continue;
     std::string why = backend_unavailable_reason(b);
     if (why.empty()) continue;
-    std::cerr << (from_cli ? std::string("command line") : model.check.loc_of("backends").str()) << ": error: backend " << b
+    std::cerr << (from_cli || b == reference ? std::string("command line") : model.check.loc_of("backends").str()) << ": error: backend " << b
               << " cannot run here: " << why << "\n  `gbcheck backends` lists every backend and whether it can run\n";
     return kExitEnvironment;
   }

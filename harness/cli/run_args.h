@@ -22,11 +22,13 @@ struct RunArgsScope {
   bool shrink = true;        // --shrink (reduce starts from a case as drawn)
   bool fullgraph = true;
   bool tolerances = true;    // --rtol, --atol, --error-stat (not bench, explain: nothing is judged)
+  bool reference = true;     // --reference (not bench, explain, bisect: nothing is compared)
 };
 
 struct RunArgs {
   std::string model_path;
   std::vector<std::string> backends;
+  std::string reference;  // --reference: what the backends are compared with ("": eager)
   std::optional<int> cases;
   std::optional<int64_t> seed;
   std::optional<int> only_case;

@@ -32,6 +32,12 @@ std::string tensor_key(const at::Tensor& t) {
   return key + "]" + content_hash(bytes);
 }
 
+const BackendInfo* backend_info(const std::string& name, const ReduceOptions& opt) {
+  for (const BackendInfo& b : opt.extra_backends)
+    if (b.name == name) return &b;
+  return find_backend(name);
+}
+
 // Delta debugging over one failing case: the current subject always fails with the original
 // signature; each phase tries edits and keeps those that still fail the same way.
 class Reducer {
@@ -55,6 +61,7 @@ class Reducer {
   Reducer(const ReduceOptions& options, const ReduceConfig& config, const BackendInfo& backend, ReduceResult& result)
       : opt_(options), config_(config), result_(result), start_(std::chrono::steady_clock::now()) {
     check_.backend = &backend;
+    if (options.reference != "eager") check_.reference = backend_info(options.reference, options);
     check_.backend_options = options.backend_options;
     check_.fullgraph = options.fullgraph;
     check_.limits = options.limits;
@@ -378,12 +385,6 @@ class Reducer {
   std::set<std::string> rejected_;
 };
 
-const BackendInfo* backend_info(const std::string& name, const ReduceOptions& opt) {
-  for (const BackendInfo& b : opt.extra_backends)
-    if (b.name == name) return &b;
-  return find_backend(name);
-}
-
 ReductionSubject subject_of(const Model& model, const TestCase& tc) {
   ReductionSubject s;
   s.model = model;
@@ -417,7 +418,8 @@ std::string ReduceResult::status_name(Status status) {
 }
 
 std::string ReduceResult::replay_command(const std::string& path) const {
-  std::string cmd = "gbcheck check " + path + " --backend " + backend + " --case " + std::to_string(replay_case);
+  std::string cmd = "gbcheck check " + path + " --backend " + backend + (reference == "eager" ? "" : " --reference " + reference) +
+                    " --case " + std::to_string(replay_case);
   return inject_fault.empty() ? cmd : cmd + " --inject-fault " + inject_fault;
 }
 
@@ -442,6 +444,7 @@ void reduce_within_budget(const Model& model, const ReduceOptions& options, cons
   if (reducing.max_checks > 1) --reducing.max_checks;
   result.seed = model.check.seed;
   result.inject_fault = options.backend_options.inject_fault;
+  result.reference = options.reference;
   result.model = model;
   result.nodes_before = result.nodes_after = static_cast<int>(model.graph.node_count());
   const auto start = std::chrono::steady_clock::now();
@@ -568,16 +571,18 @@ ReduceResult reduce_model(const Model& model, const ReduceOptions& options) {
     throw ConfigError(d);
   }
   std::vector<std::string> names = options.backend.empty() ? model.check.backends : std::vector<std::string>{options.backend};
+  auto unknown = [](const std::string& name) {
+    Diagnostics d;
+    d.error({"<command line>", 0, 0}, "unknown backend '" + name + "'", "`gbcheck check --help` lists the backends");
+    return ModelError(d);
+  };
   std::vector<const BackendInfo*> infos;
   for (const std::string& name : names) {
     const BackendInfo* info = backend_info(name, options);
-    if (!info) {
-      Diagnostics d;
-      d.error({"<command line>", 0, 0}, "unknown backend '" + name + "'", "`gbcheck check --help` lists the backends");
-      throw ModelError(d);
-    }
+    if (!info) throw unknown(name);
     infos.push_back(info);
   }
+  if (options.reference != "eager" && !backend_info(options.reference, options)) throw unknown(options.reference);
   ReduceResult result;
   try {
     reduce_within_budget(model, options, config, infos, result);

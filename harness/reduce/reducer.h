@@ -45,6 +45,8 @@ struct ReduceProgress {
 struct ReduceOptions {
   /// The path whose failure to keep; "" means the first of the model's check.backends that fails.
   std::string backend;
+  /// What it is compared with: "eager", or a backend's name (--reference).
+  std::string reference = "eager";
   /// The case to reduce (drawn from the model's check.seed); none: the first failing one.
   std::optional<int> only_case;
   bool fullgraph = false;
@@ -74,6 +76,7 @@ struct ReduceResult {
   };
   Status status = Status::NotFailing;
   std::string backend;
+  std::string reference = "eager";
   int case_index = 0;
   uint64_t seed = 0;  // the model's check.seed the case was drawn from
   FailureSignature original;
@@ -94,7 +97,7 @@ struct ReduceResult {
   std::string note;  // NotFailing / Nondeterministic: why
   std::string inject_fault;  // the fault gbc was built with (a testing aid); replays need it too
 
-  /// `gbcheck check MODEL --backend B --case K [--inject-fault F]` for the reduced model at `path`.
+  /// `gbcheck check MODEL --backend B [--reference R] --case K [--inject-fault F]` for the reduced model at `path`.
   std::string replay_command(const std::string& path) const;
 
   static std::string status_name(Status status);  // reduced, not-failing, nondeterministic

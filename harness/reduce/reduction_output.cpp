@@ -71,6 +71,7 @@ nlohmann::json reduction_summary_json(const ReduceResult& r, const std::string& 
   j["model"] = source;
   j["out_dir"] = out_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(out_dir);
   j["backend"] = r.backend;
+  j["reference"] = r.reference;
   j["case"] = r.case_index;
   j["seed"] = r.seed;
   j["note"] = r.note;

@@ -20,7 +20,10 @@ c10::Device device_of(const BackendOptions& options) {
 nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inputs, const CaseCheck& check) {
   const JudgePlan plan = make_judge_plan(model);
   const c10::Device device = device_of(check.backend_options);
-  CaseRunner runner(model, plan, device);
+  std::unique_ptr<Backend> reference =
+      check.reference ? prepare_path(*check.reference, model.graph, check.backend_options) : nullptr;
+  const std::string reference_name = check.reference ? check.reference->name : "eager";
+  CaseRunner runner(model, plan, device, {reference.get(), reference_name});
   std::unique_ptr<Backend> backend = prepare_path(*check.backend, model.graph, check.backend_options);
 
   TestCase tc;
@@ -34,8 +37,8 @@ nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inp
     return {{"kind", "invalid"}, {"description", std::string("inputs do not fit the model: ") + e.what()}};
   }
   CaseResult cr = runner.run(tc, {{backend.get(), check.backend->compiled}}, nullptr);
-  if (!cr.eager_error.empty()) return {{"kind", "invalid"}, {"description", "eager raised: " + cr.eager_error}};
-  if (!cr.unusable.empty()) return {{"kind", "invalid"}, {"description", "eager disagreed with itself: " + cr.unusable}};
+  if (!cr.eager_error.empty()) return {{"kind", "invalid"}, {"description", reference_name + " raised: " + cr.eager_error}};
+  if (!cr.unusable.empty()) return {{"kind", "invalid"}, {"description", reference_name + " disagreed with itself: " + cr.unusable}};
   const PathResult& pr = cr.paths.at(0);
   const std::string& name = check.backend->name;
   if (pr.failed()) {
@@ -62,7 +65,7 @@ nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inp
       return {{"kind", "fail"}, {"signature", s.to_json()}, {"description", name + " breaks the graph: " + e.code + " " + e.message}};
     }
   }
-  return {{"kind", "pass"}, {"description", name + " agrees with eager"}};
+  return {{"kind", "pass"}, {"description", name + " agrees with " + reference_name}};
 }
 
 }  // namespace

@@ -40,12 +40,13 @@ struct CaseCheck {
   int case_index = 0;
   uint64_t case_seed = 0;  // seeds the RNG of random ops (dropout) as the check runner does
   const BackendInfo* backend = nullptr;
+  const BackendInfo* reference = nullptr;  // what the backend is compared with; nullptr: eager
   BackendOptions backend_options;
   bool fullgraph = false;  // a graph break is a failure (signature kind graph-break)
   SandboxLimits limits;
 };
 
-/// Runs eager (twice) and the backend on copies of `inputs` (graph.inputs order, on the device of
+/// Runs the reference (twice) and the backend on copies of `inputs` (graph.inputs order, on the device of
 /// backend_options) in a child process and judges the outputs with the model's oracles.
 CaseOutcome check_case_sandboxed(const Model& model, const std::vector<at::Tensor>& inputs, const CaseCheck& check);
 

@@ -106,6 +106,7 @@ nlohmann::json check_report_to_json(const CheckReport& r) {
   j["torch_version"] = r.torch_version;
   j["model"] = {{"name", r.model_name}, {"path", r.model_path}};
   j["device"] = r.device;
+  j["reference"] = r.reference;
   j["seed"] = r.seed;
   j["cases"] = r.cases;
   j["only_case"] = r.only_case ? nlohmann::json(*r.only_case) : nlohmann::json(nullptr);

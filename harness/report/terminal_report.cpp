@@ -116,7 +116,7 @@ void print_drift(const BackendReport& b, std::ostream& out) {
 std::string report_header(const CheckReport& r) {
   return "gbcheck " + r.gbcheck_version + " | " + r.model_name + (r.model_path.empty() ? "" : " (" + r.model_path + ")") +
          " | " + (r.only_case ? "case " + std::to_string(*r.only_case) : std::to_string(r.cases) + (r.cases == 1 ? " case" : " cases")) + " | " +
-         r.device + " | seed " + std::to_string(r.seed) + " | LibTorch " + r.torch_version;
+         r.device + (r.eager_reference() ? "" : " | reference " + r.reference) + " | seed " + std::to_string(r.seed) + " | LibTorch " + r.torch_version;
 }
 
 void print_terminal_report(const CheckReport& r, std::ostream& out, const TerminalStyle& style) {
@@ -127,9 +127,10 @@ void print_terminal_report(const CheckReport& r, std::ostream& out, const Termin
         << (r.iterations ? " | " + std::to_string(r.iterations) + " steps per case" : "") << "\n";
 
   if (!r.eager_error.empty()) {
-    out << paint(style, "31", "error") << ": the eager reference failed on case " << r.eager_error_case << ": "
-        << (r.eager_error_loc.valid() ? r.eager_error_loc.str() + ": " : "") << r.eager_error << "\n"
-        << "  the model cannot be checked with these inputs; fix the model or its value ranges\n";
+    out << paint(style, "31", "error") << ": the " << (r.eager_reference() ? "eager" : r.reference) << " reference failed on case "
+        << r.eager_error_case << ": " << (r.eager_error_loc.valid() ? r.eager_error_loc.str() + ": " : "") << r.eager_error << "\n"
+        << (r.eager_reference() ? "  the model cannot be checked with these inputs; fix the model or its value ranges\n"
+                                : "  nothing was compared with it; check " + r.reference + " against eager (without --reference)\n");
     return;
   }
 
@@ -168,8 +169,10 @@ void print_terminal_report(const CheckReport& r, std::ostream& out, const Termin
     for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
   }
   if (!r.unusable.empty()) {
-    out << "\n" << paint(style, "33", "unusable reference") << ": eager disagrees with itself on " << r.unusable.size()
-        << " case(s); no backend was judged on them (a nondeterministic model or ATen kernel, not a compiler bug):\n";
+    out << "\n" << paint(style, "33", "unusable reference") << ": " << r.reference << " disagrees with itself on " << r.unusable.size()
+        << " case(s); no backend was judged on them ("
+        << (r.eager_reference() ? "a nondeterministic model or ATen kernel, not a compiler bug" : "the reference is nondeterministic there")
+        << "):\n";
     for (const auto& u : r.unusable) out << "  case " << u.index << " (seed " << u.seed << "): " << u.reason << "\n";
   }
   out << "result: " << (r.pass() ? paint(style, "32", "PASS") : paint(style, "31", "FAIL")) << " (";

@@ -1,5 +1,5 @@
-// Runs one test case and judges it: eager twice (a reference that disagrees with itself is not
-// usable), then each path under test on fresh copies of the same inputs with the same RNG seed,
+// Runs one test case and judges it: the reference twice (a reference that disagrees with itself is
+// not usable; eager's executor unless another backend is the reference), then each path under test on fresh copies of the same inputs with the same RNG seed,
 // twice for compiled paths (determinism), over check.iterations' steps with outputs fed back, and
 // every output, mutated input and the per-step drift judged by the selected oracles. The float64
 // reference is computed at most once per case, and only when a tolerance check fails.
@@ -38,18 +38,25 @@ struct PathResult {
 };
 
 struct CaseResult {
-  std::string eager_error;  // eager raised: the model cannot run on these inputs
+  std::string eager_error;  // the reference raised (eager: the model cannot run on these inputs)
   SourceLoc eager_error_loc;
-  std::string unusable;  // eager disagreed with itself
+  std::string unusable;  // the reference disagreed with itself
   // A path's kernels faulted on the GPU (the message): the CUDA context is unusable for the rest of
   // the process, so this case stops here and no later case can run.
   std::string device_lost;
   std::vector<PathResult> paths;
 };
 
+/// What every path is compared with: eager's executor, or a backend prepared on the model (not
+/// owned) under the name the user gave it.
+struct Reference {
+  Backend* backend = nullptr;
+  std::string name = "eager";
+};
+
 class CaseRunner {
  public:
-  CaseRunner(const Model& model, const JudgePlan& plan, c10::Device device);
+  CaseRunner(const Model& model, const JudgePlan& plan, c10::Device device, Reference reference = {});
 
   /// `prints` receives the model's print output from eager's first step (nullptr: discarded).
   /// `self_check` runs eager a second time to make sure the reference is deterministic.
@@ -62,6 +69,7 @@ class CaseRunner {
   const Model& model_;
   const JudgePlan& plan_;
   c10::Device device_;
+  Reference reference_;
   std::optional<Graph> fp64_graph_;  // made on first need
 };
 
@@ -71,9 +79,11 @@ struct RunTensors {
   const std::vector<at::Tensor>& inputs;
 };
 
-/// Why two eager runs of the same step on the same inputs and seed make an unusable reference
-/// (an output, or an input the model updates, differs bit for bit), or "" when they agree.
-std::string reference_disagreement(const JudgePlan& plan, const RunTensors& first, const RunTensors& second, int step);
+/// Why two runs of the reference (named `reference`) on the same step, inputs and seed make an
+/// unusable reference (an output, or an input the model updates, differs bit for bit), or "" when
+/// they agree.
+std::string reference_disagreement(const JudgePlan& plan, const RunTensors& first, const RunTensors& second, int step,
+                                   const std::string& reference = "eager");
 
 /// The RNG seed of a step: the case seed at step 0, then derived from it.
 uint64_t step_seed(uint64_t case_seed, int step);

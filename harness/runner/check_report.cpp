@@ -41,13 +41,15 @@ bool CheckReport::pass() const {
 }
 
 int CheckReport::exit_code() const {
+  // A compiled reference that raises is a compiler's failure, not a model the inputs cannot run.
+  if (!eager_error.empty() && !eager_reference()) return kExitDivergence;
   if (!eager_error.empty() || no_usable_case()) return kExitInvalid;
   return pass() ? kExitPass : kExitDivergence;
 }
 
 std::string CheckReport::replay_command(const std::string& backend, int case_index, const std::string& shrink_path) const {
   std::string s = "gbcheck " + (model_path.empty() ? std::string("MODEL") : model_path) + " --backend " + backend +
-                  " --seed " + std::to_string(seed) + " --case " + std::to_string(case_index);
+                  (eager_reference() ? "" : " --reference " + reference) + " --seed " + std::to_string(seed) + " --case " + std::to_string(case_index);
   if (device != "cpu") s += " --device " + device;
   if (!shrink_path.empty()) s += " --shrink " + shrink_path;
   if (!injected_fault.empty()) s += " --inject-fault " + injected_fault;

@@ -125,10 +125,14 @@ struct CheckReport {
   std::vector<std::string> oracles;   // the oracles in use
   std::string error_stat;             // "elementwise", "quantile 0.99", ...
   int iterations = 0;                 // check.iterations.steps (0: single step)
+  /// What every backend is compared with: "eager" (LibTorch's kernels node by node), or the
+  /// backend --reference named.
+  std::string reference = "eager";
   std::vector<BackendReport> backends;
   std::vector<UnusableCase> unusable;
   int cases_judged = 0;  // cases with a usable reference
-  // Set when the eager reference itself failed: the model cannot be checked with these inputs.
+  // Set when the reference itself failed: with eager, the model cannot be checked with these
+  // inputs (exit code 2); with another backend as the reference, that backend failed (exit code 1).
   std::string eager_error;
   SourceLoc eager_error_loc;
   int eager_error_case = -1;
@@ -139,7 +143,8 @@ struct CheckReport {
   int exit_code() const;
   /// No case could be judged: eager disagreed with itself on every one.
   bool no_usable_case() const { return cases_judged == 0 && !unusable.empty(); }
-  /// The command that replays a case: `gbcheck MODEL --backend B --seed S --case K [--shrink P]`.
+  bool eager_reference() const { return reference == "eager"; }
+  /// The command that replays a case: `gbcheck MODEL --backend B [--reference R] --seed S --case K [--shrink P]`.
   std::string replay_command(const std::string& backend, int case_index, const std::string& shrink_path) const;
 };
 

@@ -136,19 +136,38 @@ RunOptions run_options_from_model(const Model& model) {
 
 Diagnostics validate_check_options(const Model& model) { return validate_oracles(model.check); }
 
-Diagnostics validate_backends(const Model& model, const std::vector<std::string>& names, bool from_command_line) {
-  Diagnostics d;
+namespace {
+
+std::vector<std::string> known_backend_names() {
   std::vector<std::string> known;
   for (const auto& b : backend_registry()) known.push_back(b.name);
+  return known;
+}
+
+void check_backend_name(const std::string& name, const SourceLoc& loc, const std::string& what, Diagnostics& d) {
+  if (find_backend(name)) return;
+  const std::vector<std::string> known = known_backend_names();
+  std::string close = closest_name(name, known);
+  std::string all;
+  for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
+  d.error(loc, what + "unknown backend '" + name + "'",
+          close.empty() ? "known backends: " + all : "did you mean '" + close + "'? known: " + all);
+}
+
+}  // namespace
+
+Diagnostics validate_reference(const std::string& name) {
+  Diagnostics d;
+  check_backend_name(name, {"command line", 0, 0}, "--reference: ", d);
+  return d;
+}
+
+Diagnostics validate_backends(const Model& model, const std::vector<std::string>& names, bool from_command_line) {
+  Diagnostics d;
+  const std::vector<std::string> known = known_backend_names();
   SourceLoc loc = from_command_line ? SourceLoc{"command line", 0, 0} : model.check.loc_of("backends");
   if (names.empty()) d.error(loc, "no backends to check", "name one with --backend or check.backends");
-  for (const auto& n : names) {
-    if (find_backend(n)) continue;
-    std::string close = closest_name(n, known);
-    std::string all;
-    for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
-    d.error(loc, "unknown backend '" + n + "'", close.empty() ? "known backends: " + all : "did you mean '" + close + "'? known: " + all);
-  }
+  for (const auto& n : names) check_backend_name(n, loc, "", d);
   for (const auto& [backend, e] : model.check.expect.per_backend) {
     if (find_backend(backend)) continue;
     std::string close = closest_name(backend, known);
@@ -171,6 +190,7 @@ CheckReport start_report(const Model& model, const RunOptions& opt) {
   rep.cases = opt.only_case ? 1 : opt.cases;
   rep.only_case = opt.only_case;
   if (opt.only_case) rep.only_shrink = opt.shrink_path.str();
+  rep.reference = opt.reference;
   rep.oracles = plan.config.oracles.names();
   rep.error_stat = plan.config.stat.str();
   rep.iterations = plan.iterating ? plan.steps : 0;
@@ -185,7 +205,13 @@ CheckReport run_check(const Model& model, const RunOptions& opt) {
 
   c10::Device device = opt.backend_options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
   InputGenerator gen(model, device);
-  CaseRunner runner(model, plan, device);
+  std::unique_ptr<Backend> reference;
+  if (opt.reference != "eager") {
+    const BackendInfo* info = backend_info(opt.reference, opt);
+    GBC_INTERNAL_ASSERT(info != nullptr, "unvalidated reference " + opt.reference);
+    reference = make_path(*info, model, opt);
+  }
+  CaseRunner runner(model, plan, device, {reference.get(), opt.reference});
 
   std::vector<const BackendInfo*> infos;
   std::vector<std::unique_ptr<Backend>> backends;

@@ -1,5 +1,5 @@
-// Runs the differential check: for each case, the eager reference (run twice: it must agree with
-// itself), then every compiled backend on the same inputs (fresh copies, the same RNG seed), each
+// Runs the differential check: for each case, the reference (eager, or the backend --reference
+// names; run twice: it must agree with itself), then every compiled backend on the same inputs (fresh copies, the same RNG seed), each
 // output judged by the oracles (case_run.h). Backends persist across cases, so compile caches,
 // guards and recompiles behave as in a real deployment. The first failing case of each backend is
 // shrunk on fresh backends, and the report names the shrunk case's --shrink path.
@@ -20,6 +20,9 @@ namespace gbc {
 
 struct RunOptions {
   std::vector<std::string> backends;  // resolved: command line over check.backends
+  /// What the backends are compared with (--reference): "eager", or any backend's name (gbc vs
+  /// ts-freeze, nnc vs gbc, ...).
+  std::string reference = "eager";
   int cases = 20;
   std::optional<int> only_case;       // --case K: run just that case
   ShrinkPath shrink_path;             // --shrink PATH (with --case): that shrink of the case
@@ -48,6 +51,8 @@ CheckReport run_check(const Model& model, const RunOptions& options);
 
 /// Problems with backend names, as diagnostics located at check.backends (or the command line).
 Diagnostics validate_backends(const Model& model, const std::vector<std::string>& names, bool from_command_line);
+/// Problems with a --reference name (located on the command line).
+Diagnostics validate_reference(const std::string& name);
 
 /// Problems with the oracle selection (check.oracle, check.error_stat), located at their keys.
 /// run_check throws them as a ModelError; callers that report diagnostics first can check here.

@@ -2,7 +2,7 @@
 // graph, NNC emitting TorchScript, an adapter's session) has failed, not the harness: it comes back
 // as a path that throws the same exception on every run, so the case runner reports it as that
 // backend's failure (internal-error for an assertion) exactly as it reports an error raised while
-// running. Test: tests/oracles/runner_test.cpp.
+// running. Test: tests/runner/check_runner_test.cpp.
 #pragma once
 
 #include <memory>

@@ -18,7 +18,10 @@
 #include <new>
 #include <sstream>
 #include <system_error>
+#include <thread>
 #include <typeinfo>
+
+#include "compiler/support/file_tree.h"
 
 namespace gbc {
 namespace {
@@ -57,10 +60,32 @@ size_t inherited_address_space() {
   return got == 1 ? pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) : 0;
 }
 
+// The child's $TMPDIR: a new folder under the parent's ("" when none can be made: the child then
+// uses the parent's, as before).
+std::string make_scratch_folder() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/gbcheck-sandbox-XXXXXX";
+  return ::mkdtemp(pattern.data()) ? pattern : std::string();
+}
+
+void remove_scratch_folder(const std::string& path) {
+  if (path.empty()) return;
+  // Processes the child started in groups of their own (adapters) die with it through
+  // PR_SET_PDEATHSIG, a moment later: one may still be writing there on the first try.
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    std::error_code ec;
+    remove_tree(path, ec);
+    if (!ec) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 [[noreturn]] void child_main(const std::function<nlohmann::json()>& fn, const SandboxLimits& limits, int result_fd,
-                             int stderr_fd) {
+                             int stderr_fd, const std::string& scratch) {
   // Its own process group, so that a timeout also kills what the function spawned (compilers).
   ::setpgid(0, 0);
+  // Temporary files go where the parent removes them (the sandbox is single-threaded: see above).
+  if (!scratch.empty()) ::setenv("TMPDIR", scratch.c_str(), 1);
   ::dup2(stderr_fd, STDERR_FILENO);
   ::close(stderr_fd);
   ::signal(SIGPIPE, SIG_DFL);
@@ -151,17 +176,19 @@ SandboxResult run_sandboxed(const std::function<nlohmann::json()>& fn, const San
   }
   std::fflush(stdout);  // buffered output would otherwise be written twice, by parent and child
   std::fflush(stderr);
+  const std::string scratch = make_scratch_folder();
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid < 0) {
     int e = errno;
     for (int fd : {result_pipe[0], result_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
+    remove_scratch_folder(scratch);
     throw std::system_error(e, std::generic_category(), "sandbox: fork");
   }
   if (pid == 0) {
     ::close(result_pipe[0]);
     ::close(err_pipe[0]);
-    child_main(fn, limits, result_pipe[1], err_pipe[1]);
+    child_main(fn, limits, result_pipe[1], err_pipe[1], scratch);
   }
   ::setpgid(pid, pid);  // also here: no race with the child's own call
   ::close(result_pipe[1]);
@@ -211,6 +238,7 @@ SandboxResult run_sandboxed(const std::function<nlohmann::json()>& fn, const San
   ::kill(-pid, SIGKILL);
   for (const pollfd& p : fds)
     if (p.fd >= 0) ::close(p.fd);
+  remove_scratch_folder(scratch);
 
   SandboxResult r;
   r.elapsed_ms = elapsed_ms();

@@ -3,7 +3,10 @@
 // function's JSON result, or the signal that killed the child, a timeout, an out-of-memory, or the
 // text of the exception it threw. The result travels back through a pipe as JSON (nlohmann).
 // The reducer checks every candidate this way and the fuzzer every generated graph, so a candidate
-// that segfaults, hangs or allocates without bound cannot take the caller down.
+// that segfaults, hangs or allocates without bound cannot take the caller down. The child's
+// $TMPDIR is a folder of its own that the parent removes when the child has ended, however it
+// ended: what it and the processes it started (adapters) leave there is gone even when a timeout
+// killed it, or when it left through _exit without running destructors.
 //
 // Fork safety (read before calling from a process that loaded LibTorch): fork copies only the
 // calling thread. A lock held by another thread at that moment stays locked forever in the child,

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -50,6 +51,7 @@ std::string fault_note(const std::set<std::string>& kinds) {
 
 void print_signature(const StoreReport& r, const SignatureInfo& g, std::ostream& out) {
   out << "  " << g.key << "\n";
+  if (!g.backend.empty()) out << "    backend: " << g.backend << "\n";
   out << "    " << g.summary << "\n";
   out << "    " << g.hit_count << (g.hit_count == 1 ? " hit" : " hits") << ", first seen " << g.first_seen << " (graph seed "
       << g.first_seed << ")";
@@ -62,19 +64,41 @@ void print_signature(const StoreReport& r, const SignatureInfo& g, std::ostream&
 
 }  // namespace
 
-std::string injected_fault(const RunInfo& run) {
+namespace {
+
+// A string the fuzzer stored among a run's settings, or "" (runs stored before it had none).
+std::string run_option(const RunInfo& run, const char* key) {
   nlohmann::json options = nlohmann::json::parse(run.options, nullptr, false);
-  if (!options.is_object() || !options.contains("inject_fault") || !options["inject_fault"].is_string()) return "";
-  return options["inject_fault"].get<std::string>();
+  if (!options.is_object() || !options.contains(key) || !options[key].is_string()) return "";
+  return options[key].get<std::string>();
 }
+
+// "gbc 3, ts-freeze 1": how many of `signatures` each backend has, in first-seen order.
+std::string per_backend(const std::vector<SignatureInfo>& signatures) {
+  std::vector<std::pair<std::string, int>> counts;
+  for (const auto& g : signatures) {
+    const std::string b = g.backend.empty() ? "(all)" : g.backend;
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == b; });
+    if (it == counts.end()) counts.emplace_back(b, 1);
+    else ++it->second;
+  }
+  std::string s;
+  for (const auto& [b, n] : counts) s += (s.empty() ? "" : ", ") + b + " " + std::to_string(n);
+  return s;
+}
+
+}  // namespace
+
+std::string injected_fault(const RunInfo& run) { return run_option(run, "inject_fault"); }
 
 std::string replay_hint(const SignatureInfo& sig, const RunInfo* run) {
   std::string gen_args = run && !run->gen_args.empty() ? " " + run->gen_args : "";
   std::string backend = sig.backend.empty() && run ? run->backends : sig.backend;
   std::string fault = run ? injected_fault(*run) : "";
+  std::string adapters = run ? run_option(*run, "backends_config") : "";
   return "gbcheck-gen --seed " + std::to_string(sig.first_seed) + " --count 1" + gen_args + " --out DIR && gbcheck DIR/gen_" +
          std::to_string(sig.first_seed) + ".yaml" + (backend.empty() ? "" : " --backend " + backend) +
-         (fault.empty() ? "" : " --inject-fault " + fault);
+         (fault.empty() ? "" : " --inject-fault " + fault) + (adapters.empty() ? "" : " --backends-config " + adapters);
 }
 
 StoreReport build_store_report(FuzzStore& store) {
@@ -98,9 +122,9 @@ void print_store_report(const StoreReport& r, std::ostream& out) {
       << " (latest generation " << r.latest_generation << "), " << r.totals.cases << " graphs checked, "
       << r.totals.failed << " failed, " << r.totals.invalid << " invalid\n";
   out << "new since the previous run: " << r.fresh.size() << (r.fresh.size() == 1 ? " signature" : " signatures")
-      << "\n";
+      << (r.fresh.empty() ? "" : " (by backend: " + per_backend(r.fresh) + ")") << "\n";
   for (const auto& g : r.fresh) print_signature(r, g, out);
-  out << "known, seen again: " << r.known.size() << "\n";
+  out << "known, seen again: " << r.known.size() << (r.known.empty() ? "" : " (by backend: " + per_backend(r.known) + ")") << "\n";
   for (const auto& g : r.known) out << "  " << g.key << "  (" << g.hit_count << " hits)\n";
   out << "marked fixed: " << r.fixed.size() << "\n";
   for (const auto& g : r.fixed) out << "  " << g.key << "  (last seen " << g.last_seen << ")\n";

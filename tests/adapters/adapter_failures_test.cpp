@@ -2,10 +2,13 @@
 // runs it: the docs' example adapter passes a corpus model, and an adapter that crashes, hangs,
 // answers with the wrong number of outputs, truncates a tensor, writes garbage or runs out of
 // memory fails the check (exit 1) with its own message, never crashes gbcheck and never passes.
-// Adapters from tests/data/adapters/backends.yaml.
+// An adapter is also a reference (--reference): gbc against the example adapter passes, and a
+// broken reference fails the check under its name. Adapters from tests/data/adapters/backends.yaml.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -62,6 +65,30 @@ TEST(AdapterFailures, AnAdapterThatCannotStartIsAFailureToo) {
   EXPECT_TRUE(has(r.output, "command line: error: backend no-such-program cannot run here: its adapter does not start: "
                             "cannot run '/nonexistent/adapter': No such file or directory"))
       << r.output;
+}
+
+TEST(AdapterFailures, AnAdapterCanBeTheReference) {
+  const std::string json = std::string(GBCHECK_BINARY_DIR) + "/adapter-reference.json";
+  testing::CommandResult r =
+      gbcheck("check corpus/examples/mlp.yaml --cases 3 --backend gbc --reference eager-py --json " + json);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "| cpu | reference eager-py | seed 0 |")) << r.output;
+  EXPECT_TRUE(has(r.output, "gbc  PASS  3/3 cases")) << r.output;
+  std::ifstream file(json);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(has(text, "\"reference\": \"eager-py\"")) << text;
+
+  testing::CommandResult broken =
+      gbcheck("check corpus/examples/elementwise_chain.yaml --cases 1 --backend gbc --reference broken-count");
+  EXPECT_EQ(broken.exit_code, 1) << broken.output;
+  EXPECT_TRUE(has(broken.output, "error: the broken-count reference failed on case 0: adapter broken-count protocol error: "
+                                 "answered case 1 with 2 tensors, expected 1 output"))
+      << broken.output;
+
+  testing::CommandResult unknown = gbcheck("check corpus/examples/mlp.yaml --backend gbc --reference eager-pi");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_TRUE(has(unknown.output, "command line: error: --reference: unknown backend 'eager-pi'; hint: did you mean 'eager-py'?"))
+      << unknown.output;
 }
 
 }  // namespace

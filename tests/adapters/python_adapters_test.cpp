@@ -1,12 +1,15 @@
 // The shipped adapters (adapters/*.py, registered in configs/backends.yaml) through the built
-// gbcheck on every model of corpus/examples: ts-freeze and nnc-py pass where Debian's torch 1.13
-// is installed; inductor and aot-eager run where `import torch` gives 2.0 or later and skip with
-// the reason otherwise; `gbcheck backends` lists them with their availability; the NNC bug kept
-// in corpus/found/ still reproduces.
+// gbcheck: ts-freeze and nnc-py on every model of corpus/examples and corpus/docs, one test per
+// model and adapter, each passing or failing as an asserted list of known failures says (with the
+// reason); inductor and aot-eager run on corpus/examples where `import torch` gives 2.0 or later
+// and skip with the reason otherwise; `gbcheck backends` lists them with their availability; the
+// NNC bugs kept in corpus/found/ still reproduce.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <sstream>
 #include <string>
@@ -35,27 +38,100 @@ std::string unavailable(const std::string& name) {
   return "not listed by gbcheck backends";
 }
 
-std::vector<std::string> corpus_examples() {
+// The models every adapter is run on: corpus/examples, and the docs' models of corpus/docs.
+std::vector<std::string> corpus_models() {
   std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(fs::path(GBCHECK_SOURCE_DIR) / "corpus/examples"))
-    if (e.path().extension() == ".yaml") out.push_back("corpus/examples/" + e.path().filename().string());
+  for (const char* folder : {"corpus/examples", "corpus/docs"})
+    for (const auto& e : fs::directory_iterator(fs::path(GBCHECK_SOURCE_DIR) / folder))
+      if (e.path().extension() == ".yaml") out.push_back(std::string(folder) + "/" + e.path().filename().string());
   std::sort(out.begin(), out.end());
   return out;
 }
 
-// Every example through one backend, all in one process per model (the adapter starts once).
+// What an adapter cannot check, with the reason: each entry is asserted (the check must still end
+// with `exit_code` and print `says`), so an entry that starts passing fails here and must go.
+struct KnownFailure {
+  const char* model;
+  const char* backend;  // "" for every backend
+  int exit_code;
+  const char* says;
+  const char* why;
+};
+const std::vector<KnownFailure>& known_failures() {
+  static const std::vector<KnownFailure> list = {
+      {"corpus/docs/small.yaml", "", 2, "error: model has no outputs",
+       "a fragment docs/model-format.md quotes: no outputs, nothing any backend could be compared on"},
+      {"corpus/docs/rnn.yaml", "nnc-py", 1, "failed drift",
+       "NNC's tanh differs from ATen's in the last bits, and over the 32 recurrent steps the error grows past the "
+       "tolerance (the drift oracle's example model, docs/oracles.md; the built-in nnc fails it the same way)"},
+  };
+  return list;
+}
+
+const KnownFailure* known_failure(const std::string& model, const std::string& backend) {
+  for (const KnownFailure& k : known_failures())
+    if (model == k.model && (std::string(k.backend).empty() || backend == k.backend)) return &k;
+  return nullptr;
+}
+
+struct AdapterOnModel {
+  std::string backend, model;
+};
+
+std::string test_name(const ::testing::TestParamInfo<AdapterOnModel>& info) {
+  std::string name = info.param.backend + "_" + fs::path(info.param.model).parent_path().filename().string() + "_" +
+                     fs::path(info.param.model).stem().string();
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+std::vector<AdapterOnModel> every_adapter_on_every_model() {
+  std::vector<AdapterOnModel> out;
+  for (const char* backend : {"ts-freeze", "nnc-py"})
+    for (const std::string& m : corpus_models()) out.push_back({backend, m});
+  return out;
+}
+
+// One check per model and adapter (each starts the adapter once): passes, or fails as its entry in
+// known_failures() says.
+class EveryCorpusModel : public ::testing::TestWithParam<AdapterOnModel> {};
+
+TEST_P(EveryCorpusModel, PassesOrFailsAsListed) {
+  const AdapterOnModel& p = GetParam();
+  if (std::string why = unavailable(p.backend); !why.empty()) GTEST_SKIP() << p.backend << " cannot run here: " << why;
+  testing::CommandResult r = gbcheck("check " + p.model + " --cases 4 --backend " + p.backend);
+  if (const KnownFailure* k = known_failure(p.model, p.backend)) {
+    EXPECT_EQ(r.exit_code, k->exit_code) << p.model << " on " << p.backend << " is listed as failing (" << k->why
+                                         << "); if it passes now, remove it from known_failures():\n" << r.output;
+    EXPECT_NE(r.output.find(k->says), std::string::npos) << r.output;
+    return;
+  }
+  EXPECT_EQ(r.exit_code, 0) << p.model << " on " << p.backend << ":\n" << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(PythonAdapters, EveryCorpusModel, ::testing::ValuesIn(every_adapter_on_every_model()), test_name);
+
+TEST(PythonAdapters, TheListOfKnownFailuresNamesExistingModels) {
+  const std::vector<std::string> models = corpus_models();
+  EXPECT_GE(models.size(), 6u);
+  for (const KnownFailure& k : known_failures()) {
+    EXPECT_NE(std::find(models.begin(), models.end(), k.model), models.end()) << k.model;
+    EXPECT_GT(std::string(k.why).size(), 20u) << k.model << ": say why";
+  }
+}
+
+// Every example through a torch.compile backend, all in one process per model (the adapter starts
+// once): runs where torch is 2.x, skips with the reason otherwise.
 void check_every_example(const std::string& backend) {
   if (std::string why = unavailable(backend); !why.empty()) GTEST_SKIP() << backend << " cannot run here: " << why;
-  const std::vector<std::string> models = corpus_examples();
-  ASSERT_GE(models.size(), 6u);
-  for (const std::string& m : models) {
+  for (const std::string& m : corpus_models()) {
+    if (m.rfind("corpus/examples/", 0) != 0) continue;
     testing::CommandResult r = gbcheck("check " + m + " --cases 4 --backend " + backend);
     EXPECT_EQ(r.exit_code, 0) << m << " on " << backend << ":\n" << r.output;
   }
 }
 
-TEST(PythonAdapters, TsFreezePassesEveryCorpusExample) { check_every_example("ts-freeze"); }
-TEST(PythonAdapters, NncPyPassesEveryCorpusExample) { check_every_example("nnc-py"); }
 TEST(PythonAdapters, InductorPassesEveryCorpusExampleWhereTorchIs2) { check_every_example("inductor"); }
 TEST(PythonAdapters, AotEagerPassesEveryCorpusExampleWhereTorchIs2) { check_every_example("aot-eager"); }
 
@@ -110,6 +186,19 @@ TEST(PythonAdapters, TheFoundNncBugReproducesOnTorch113) {
   EXPECT_NE(r.output.find("  nnc-py  FAIL  0/2 cases"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("  nnc     FAIL  0/2 cases"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("(expected 0.125, got nan)"), std::string::npos) << r.output;
+}
+
+// corpus/found/nnc-floor-int8: torch 1.13's NNC cannot compile floor of an integer tensor (found by
+// `gbcheck fuzz --backends nnc-py`). As above: when a torch without the bug passes it, update the
+// README and this test.
+TEST(PythonAdapters, TheFoundNncFloorBugReproducesOnTorch113) {
+  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
+  if (std::string why = unavailable("nnc-py"); !why.empty()) GTEST_SKIP() << "nnc-py cannot run here: " << why;
+  testing::CommandResult r = gbcheck("check corpus/found/nnc-floor-int8/model.yaml --cases 2");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("  nnc-py  FAIL  0/2 cases"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("raised: nnc-py raised in case 1: RuntimeError: Invalid integral op_type: 24"), std::string::npos)
+      << r.output;
 }
 
 }  // namespace

@@ -1,15 +1,19 @@
 // `gbcheck bisect` on injected faults whose place is known: the ladder stops at the stage that has
 // the fault (gbc-interp for faults below code generation, gbc for the crash, which it survives),
 // the pass search names decompose when only a decomposition creates what the fault breaks, and
-// the node comparison names the model node the fault corrupts, with its file:line.
+// the node comparison names the model node the fault corrupts, with its file:line; and
+// `check --intermediates` (check_intermediates.h) names the same node on every backend that shows
+// node values, and says why for the others.
 #include "harness/bisect/bisect.h"
 
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <sstream>
 
 #include "harness/bisect/bisect_report.h"
+#include "harness/bisect/check_intermediates.h"
 #include "harness/model/model_loader.h"
 #include "tests/support/single_threaded.h"
 
@@ -96,6 +100,37 @@ TEST(Bisect, CleanModelDivergesNowhereAndJsonSaysSo) {
   EXPECT_EQ(j["schema"], "gbcheck.bisect/v1");
   EXPECT_TRUE(j["stage"].is_null());
   EXPECT_TRUE(j["injected_fault"].is_null());
+}
+
+TEST(Bisect, IntermediatesNameTheFirstDivergingNode) {
+  const Model model = load_model_file(fault_path("const"));
+  RunOptions o = run_options_from_model(model);
+  o.cases = 2;
+  o.backends = {"gbc-interp", "decomp", "nnc", "eager"};
+  std::vector<BackendIntermediates> clean = check_intermediates(model, o);
+  ASSERT_EQ(clean.size(), 4u);
+  EXPECT_TRUE(clean[0].compared && clean[0].pass());
+  EXPECT_EQ(clean[0].cases, 2);
+  EXPECT_GT(clean[0].nodes, 0);
+
+  o.backend_options.inject_fault = "const";
+  std::vector<BackendIntermediates> r = check_intermediates(model, o);
+  ASSERT_TRUE(r[0].first.has_value()) << r[0].note;
+  EXPECT_EQ(r[0].first->node, "s");
+  EXPECT_EQ(r[0].first->op, "mul");
+  EXPECT_EQ(r[0].first_case, 0);
+  EXPECT_NE(r[0].first->loc.str().find("const.yaml:9"), std::string::npos) << r[0].first->loc.str();
+  EXPECT_TRUE(r[1].compared && r[1].pass());  // the fault is in kernels; decomp runs ATen
+  EXPECT_FALSE(r[2].compared);
+  EXPECT_EQ(r[2].note, "nnc shows only its outputs (gbc's ladder shows node values: decomp, gbc-interp, gbc)");
+  EXPECT_FALSE(r[3].compared);
+  std::ostringstream text;
+  print_intermediates(r, text);
+  EXPECT_NE(text.str().find("  gbc-interp: FAIL: first diverging node s (mul) at "), std::string::npos) << text.str();
+  nlohmann::json j = intermediates_json(r);
+  EXPECT_EQ(j[0]["first_divergence"]["node"], "s");
+  EXPECT_EQ(j[0]["pass"], false);
+  EXPECT_EQ(j[1]["pass"], true);
 }
 
 }  // namespace

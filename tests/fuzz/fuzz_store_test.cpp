@@ -238,7 +238,7 @@ TEST_F(FuzzStoreTest, ReportListsNewSignaturesAsFailedJUnitTests) {
   EXPECT_FALSE(report.clean());
   std::ostringstream text;
   print_store_report(report, text);
-  EXPECT_NE(text.str().find("new since the previous run: 1 signature\n"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("new since the previous run: 1 signature (by backend: gbc 1)\n"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("gbcheck-gen --seed 101 --count 1 --max-nodes 20 --out DIR"), std::string::npos) << text.str();
   std::string xml = store_report_junit(report);
   EXPECT_NE(xml.find("<testsuites name=\"gbcheck fuzz\" tests=\"3\" failures=\"1\" skipped=\"1\">"), std::string::npos) << xml;
@@ -271,6 +271,29 @@ TEST_F(FuzzStoreTest, ReportOfAFaultInjectedRunSaysSoAndReplaysTheFault) {
   print_store_report(build_store_report(plain), plain_text);
   EXPECT_EQ(plain_text.str().find("FAULT"), std::string::npos) << plain_text.str();
   EXPECT_EQ(plain_text.str().find("--inject-fault"), std::string::npos) << plain_text.str();
+}
+
+// A campaign over several backends (`fuzz --backends gbc,ts-freeze,nnc-py`): the report names
+// each signature's backend and counts them per backend, and replay lines of a run whose adapters
+// came from --backends-config name that file.
+TEST_F(FuzzStoreTest, ReportShowsEachSignaturesBackend) {
+  FuzzStore store(path("fuzz.db"));
+  RunInfo spec = run_spec();
+  spec.backends = "gbc,ts-freeze,nnc-py";
+  spec.options = R"({"backends_config": "/work/my-backends.yaml", "reduce_checks": 0})";
+  RunInfo run = store.begin_run(spec);
+  auto adapter_hit = [](const std::string& backend, const std::string& key) {
+    return Hit{key, "error", backend, backend + " raised", "case detail"};
+  };
+  store.record_case(run.id, result(0, "fail"), {hit("gbc divergence tolerance [sum]"), adapter_hit("ts-freeze", "ts-freeze error x")}, 1);
+  store.record_case(run.id, result(1, "fail"), {adapter_hit("ts-freeze", "ts-freeze error y")}, 1);
+  StoreReport report = build_store_report(store);
+  std::ostringstream text;
+  print_store_report(report, text);
+  EXPECT_NE(text.str().find("new since the previous run: 3 signatures (by backend: gbc 1, ts-freeze 2)\n"), std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("  ts-freeze error y\n    backend: ts-freeze\n"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find(".yaml --backend ts-freeze --backends-config /work/my-backends.yaml\n"), std::string::npos) << text.str();
 }
 
 }  // namespace

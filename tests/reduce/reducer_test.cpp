@@ -3,8 +3,9 @@
 // asserted), a crash keeps its crash signature, the values that matter survive value
 // simplification, dims shrink, a flaky check is reported as nondeterministic, a passing model is
 // not reduced, and the written folder loads back; the shipped schedule (configs/reduce.yaml) takes
-// the steps the reducer took before it was data, and another schedule is followed. Also the
-// sandboxed check that the fuzzer calls.
+// the steps the reducer took before it was data, and another schedule is followed; candidates are
+// judged against --reference's backend when one is given. Also the sandboxed check that the fuzzer
+// calls.
 #include "harness/reduce/reducer.h"
 
 #include <ATen/ATen.h>
@@ -202,6 +203,27 @@ TEST(Reducer, NeverRunsMoreChecksThanItsBudget) {
     EXPECT_TRUE(r.budget_exhausted) << "--max-checks " << budget;
     if (budget >= 5) EXPECT_EQ(r.status, ReduceResult::Status::Reduced) << r.note;
   }
+}
+
+// --reference: candidates are judged against another backend. One that miscompiles the same way
+// leaves nothing to reduce; a correct one reduces as eager does, and the replay names it.
+TEST(Reducer, ComparesWithTheReferenceItIsGiven) {
+  at::set_num_threads(1);
+  Model model = load_model_text(chain_model(12, 5, "tanh", "planted"), "reference.yaml");
+  ReduceOptions o = options_with(miscompiling("tanh", "sigmoid"));
+  o.extra_backends.push_back(planted("same-bug", [] { return std::make_unique<testing::MiscompilingBackend>("tanh", "sigmoid"); }));
+  o.extra_backends.push_back(planted("correct", [] { return std::make_unique<testing::MiscompilingBackend>("exp", "sin"); }));
+  o.reference = "same-bug";
+  EXPECT_EQ(reduce_model(model, o).status, ReduceResult::Status::NotFailing);
+  o.reference = "correct";
+  ReduceResult r = reduce_model(model, o);
+  ASSERT_EQ(r.status, ReduceResult::Status::Reduced) << r.note;
+  EXPECT_LE(r.nodes_after, 3);
+  EXPECT_EQ(r.reference, "correct");
+  EXPECT_NE(r.replay_command("m.yaml").find("--backend planted --reference correct --case "), std::string::npos)
+      << r.replay_command("m.yaml");
+  o.reference = "no-such-backend";
+  EXPECT_THROW(reduce_model(model, o), ModelError);
 }
 
 TEST(Reducer, RejectsAnUnknownBackend) {

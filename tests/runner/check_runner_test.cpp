@@ -2,12 +2,13 @@
 // its result in one way, and the report must name the oracle that catches it, shrink the case,
 // and give a --shrink path that replays the failure. Also per-output tolerances, the error statistic
 // and oracle selection, identical reseeding of random ops, eager's self-check (unusable reference),
-// the JSON report and the drift plot.
+// the JSON report and the drift plot; and another backend as the reference (--reference).
 #include "harness/runner/check_runner.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -454,6 +455,89 @@ TEST(RunnerTest, EagerThatDisagreesWithItselfIsAnUnusableReference) {
   r.cases_judged = 1;  // with a usable case, the unusable ones are reported but do not fail the check
   EXPECT_TRUE(r.pass());
   EXPECT_EQ(check_report_to_json(r)["unusable_cases"][0]["case"], 3);
+}
+
+// --reference: the backends are judged against another backend, which the report, the JSON and
+// the replay lines name; its failures are the reference's (exit 1), its nondeterminism makes the
+// case unusable under its own name.
+TEST(RunnerTest, AnotherBackendCanBeTheReference) {
+  Model m = load_model_text(kSumModel, "rowsum.yaml");
+  RunOptions opt = options_for(m, nullptr);  // "planted": eager's values exactly
+  auto add = [&](const std::string& name, Fault fault) {
+    opt.extra_backends.push_back({name, "a planted reference", [fault] { return std::make_unique<PlantedBackend>(fault); }, true});
+  };
+  auto offset_by = [](double d) {
+    return [d](std::vector<at::Tensor>& out, const std::vector<at::Tensor>&, int) { out[0] = out[0] + d; };
+  };
+  add("offset", offset_by(0.5));
+  add("offset-nan", [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>&, int) {  // offset's values, one NaN
+    out[0] = out[0] + 0.5;
+    out[0][0] = NAN;
+  });
+  add("raises", [](std::vector<at::Tensor>&, const std::vector<at::Tensor>&, int) { throw std::runtime_error("no kernel for sum"); });
+  add("flaky", [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>&, int call) { out[0] = out[0] + call; });
+  opt.max_shrink_tries = 0;
+
+  // The same wrong values as the reference's: a pass, where against eager it fails.
+  opt.backends = {"offset"};
+  EXPECT_FALSE(run_check(m, opt).pass());
+  opt.reference = "offset";
+  CheckReport same = run_check(m, opt);
+  EXPECT_TRUE(same.pass());
+  EXPECT_EQ(same.backends[0].worst_abs, 0.0);
+
+  // Both wrong, differently: a divergence, replayed with the reference.
+  opt.backends = {"offset-nan"};
+  CheckReport r = run_check(m, opt);
+  EXPECT_EQ(r.reference, "offset");
+  ASSERT_FALSE(r.pass());
+  EXPECT_EQ(r.exit_code(), kExitDivergence);
+  EXPECT_EQ(r.backends[0].cases_failed, 6);
+  EXPECT_EQ(r.backends[0].failures.at(0).outputs.at(0).oracle, "nan_inf");
+  const CaseFailure& f = r.backends[0].failures.at(0);
+  EXPECT_NE(r.replay_command("offset-nan", f.index, "").find(" --backend offset-nan --reference offset --seed "), std::string::npos);
+  std::ostringstream text;
+  print_terminal_report(r, text, {});
+  EXPECT_NE(text.str().find("| cpu | reference offset | seed"), std::string::npos) << text.str();
+  EXPECT_EQ(check_report_to_json(r)["reference"], "offset");
+  EXPECT_EQ(check_report_to_json(run_check(m, options_for(m, nullptr)))["reference"], "eager");
+
+  // Eager's exact values against the wrong reference: the float64 reference sides with the path,
+  // which passes, and the report says the reference erred.
+  opt.backends = {"planted"};
+  CheckReport right = run_check(m, opt);
+  EXPECT_TRUE(right.pass());
+  ASSERT_FALSE(right.backends[0].notes.empty());
+  EXPECT_EQ(right.backends[0].notes[0],
+            "output y: where this path and the reference offset differ, the float64 reference agrees with this path (offset's own error)");
+
+  opt.reference = "raises";
+  CheckReport raised = run_check(m, opt);
+  EXPECT_EQ(raised.eager_error, "no kernel for sum");
+  EXPECT_EQ(raised.exit_code(), kExitDivergence);  // a compiler failed, not the model
+  std::ostringstream raised_text;
+  print_terminal_report(raised, raised_text, {});
+  EXPECT_NE(raised_text.str().find("error: the raises reference failed on case 0: no kernel for sum"), std::string::npos)
+      << raised_text.str();
+
+  opt.reference = "flaky";
+  CheckReport flaky = run_check(m, opt);
+  EXPECT_TRUE(flaky.no_usable_case());
+  ASSERT_FALSE(flaky.unusable.empty());
+  EXPECT_NE(flaky.unusable[0].reason.find("flaky disagrees with itself on output y"), std::string::npos)
+      << flaky.unusable[0].reason;
+}
+
+// Built-in backends against each other: gbc's interpreter against its compiled kernels.
+TEST(RunnerTest, BuiltInBackendsCompareWithEachOther) {
+  Model m = load_model_text(kSumModel, "rowsum.yaml");
+  RunOptions opt = run_options_from_model(m);
+  opt.backends = {"gbc-interp"};
+  opt.reference = "gbc";
+  CheckReport r = run_check(m, opt);
+  EXPECT_TRUE(r.pass()) << r.backends[0].failures.size();
+  EXPECT_EQ(r.reference, "gbc");
+  EXPECT_EQ(r.cases_judged, 6);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "compiler/backends/backend.h"
+#include "harness/adapters/backends_config.h"
 #include "harness/fuzz/campaign/fuzz_progress.h"
 #include "harness/fuzz/campaign/repro_folder.h"
 #include "harness/fuzz/fuzz_config.h"
@@ -54,6 +55,7 @@ json options_json(const FuzzOptions& o) {
           {"memory_bytes", o.check.limits.memory_bytes},
           {"reduce_checks", o.reduce_checks},
           {"inject_fault", o.check.backend_options.inject_fault},
+          {"backends_config", o.backends_config},
           {"cache_dir", o.check.backend_options.cache_dir},
           {"use_cache", o.check.backend_options.use_cache}};
 }
@@ -78,6 +80,7 @@ void apply_options_json(const json& j, const std::string& where, FuzzOptions& o)
   o.check.limits.memory_bytes = j.at("memory_bytes").get<size_t>();
   o.reduce_checks = j.at("reduce_checks").get<int>();
   o.check.backend_options.inject_fault = j.at("inject_fault").get<std::string>();
+  o.backends_config = j.value("backends_config", "");  // runs stored before adapters have none
   o.check.backend_options.cache_dir = j.at("cache_dir").get<std::string>();
   o.check.backend_options.use_cache = j.at("use_cache").get<bool>();
 }
@@ -135,6 +138,7 @@ ReproFolderOptions repro_options(const FuzzOptions& o) {
   r.max_checks = o.reduce_checks;
   r.gen_args = generator_args(o);
   if (!o.check.backend_options.inject_fault.empty()) r.check_args = "--inject-fault " + o.check.backend_options.inject_fault;
+  if (!o.backends_config.empty()) r.check_args += (r.check_args.empty() ? "" : " ") + std::string("--backends-config ") + o.backends_config;
   return r;
 }
 
@@ -272,6 +276,7 @@ FuzzResult run_fuzz(FuzzOptions o) {
     } catch (const ConfigError& e) {
       throw StoreError(db_path + ": run " + run.uid + " has unreadable settings:\n" + e.diagnostics().str());
     }
+    register_external_backends(o.backends_config);  // the adapters its backends may name
     validate(o);
     store.mark_running(run.id);
   } else {

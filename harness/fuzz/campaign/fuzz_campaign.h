@@ -37,6 +37,9 @@ struct FuzzOptions {
   /// The --fuzz-config file the generator settings came from, if any: replay lines name it.
   std::string fuzz_config_path;
   GraphCheckOptions check;  // backends, kernel cache, --inject-fault, sandbox limits
+  /// The --backends-config file (absolute) whose adapters the backends may name: stored with the
+  /// run, registered again by --resume, and repeated in replay lines.
+  std::string backends_config;
   int reduce_checks = 300;  // per new signature; 0: no reduction
   /// Progress output: a live line when `tty`, else a line a minute; nothing when null.
   std::ostream* progress = nullptr;

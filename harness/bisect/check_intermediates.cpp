@@ -1,0 +1,104 @@
+#include "harness/bisect/check_intermediates.h"
+
+#include <c10/core/Device.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "harness/inputs/input_generator.h"
+#include "oracles/error_stats.h"
+
+namespace gbc {
+namespace {
+
+bool shows_node_values(const std::string& backend) {
+  return backend == "decomp" || backend == "gbc-interp" || backend == "gbc";
+}
+
+std::string index_text(const std::vector<int64_t>& index) {
+  std::string s = "[";
+  for (size_t i = 0; i < index.size(); ++i) s += (i ? ", " : "") + std::to_string(index[i]);
+  return s + "]";
+}
+
+// All the digits, where fmt_num's rounding shows two different values alike.
+std::string exact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<BackendIntermediates> check_intermediates(const Model& model, const RunOptions& opt) {
+  std::vector<BackendIntermediates> out;
+  const c10::Device device = opt.backend_options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  InputGenerator gen(model, device);
+  const int first = opt.only_case.value_or(0);
+  const int end = opt.only_case ? first + 1 : opt.cases;
+  for (const std::string& name : opt.backends) {
+    BackendIntermediates r;
+    r.backend = name;
+    if (name == "eager") {
+      r.note = "eager is what node values are compared with";
+    } else if (!shows_node_values(name)) {
+      r.note = name + " shows only its outputs (gbc's ladder shows node values: decomp, gbc-interp, gbc)";
+    } else {
+      for (int k = first; k < end && !r.first; ++k) {
+        const TestCase tc = opt.only_case ? gen.make_case(k, opt.shrink_path) : gen.make_case(k);
+        NodeComparison c = compare_nodes(model, name, tc, opt.backend_options);
+        if (c.nodes_compared == 0 && !c.first) {
+          r.note = c.note;
+          break;
+        }
+        r.compared = true;
+        ++r.cases;
+        r.nodes = std::max(r.nodes, c.nodes_compared);
+        r.note = c.note;
+        if (c.first) {
+          r.first = c.first;
+          r.first_case = k;
+        }
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+void print_intermediates(const std::vector<BackendIntermediates>& results, std::ostream& out) {
+  out << "intermediates (every node's value against eager's):\n";
+  for (const BackendIntermediates& r : results) {
+    out << "  " << r.backend << ": ";
+    if (r.first) {
+      const NodeDivergence& d = *r.first;
+      out << "FAIL: first diverging node " << d.node << " (" << d.op << ")" << (d.loc.valid() ? " at " + d.loc.str() : "")
+          << ", case " << r.first_case << (d.kernel.empty() ? "" : ", in kernel " + d.kernel) << ": " << d.mismatches << " of "
+          << d.elements << " elements differ, first at " << index_text(d.index) << " (expected " << fmt_num(d.expected)
+          << ", got " << fmt_num(d.actual) << (fmt_num(d.expected) == fmt_num(d.actual) ? ", " + exact(d.expected) + " vs " + exact(d.actual) : "")
+          << ")\n";
+    } else if (r.compared) {
+      out << "PASS: " << r.nodes << " nodes on " << r.cases << (r.cases == 1 ? " case" : " cases") << " agree\n";
+    } else {
+      out << "not compared: " << r.note << "\n";
+    }
+  }
+}
+
+nlohmann::json intermediates_json(const std::vector<BackendIntermediates>& results) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const BackendIntermediates& r : results) {
+    nlohmann::json j = {{"backend", r.backend}, {"compared", r.compared}, {"cases", r.cases}, {"nodes", r.nodes},
+                        {"pass", r.pass()}, {"note", r.note}};
+    if (r.first) {
+      const NodeDivergence& d = *r.first;
+      j["first_divergence"] = {{"case", r.first_case}, {"node", d.node}, {"op", d.op}, {"loc", d.loc.valid() ? d.loc.str() : ""},
+                               {"kernel", d.kernel}, {"elements", d.elements}, {"mismatches", d.mismatches},
+                               {"index", d.index}, {"expected", d.expected}, {"actual", d.actual}};
+    }
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
+}  // namespace gbc
