@@ -78,6 +78,9 @@ struct AdapterOnModel {
   std::string backend, model;
 };
 
+// ctest's listing shows the parameter: "ts-freeze on corpus/examples/mlp.yaml", not its bytes.
+void PrintTo(const AdapterOnModel& p, std::ostream* os) { *os << p.backend << " on " << p.model; }
+
 std::string test_name(const ::testing::TestParamInfo<AdapterOnModel>& info) {
   std::string name = info.param.backend + "_" + fs::path(info.param.model).parent_path().filename().string() + "_" +
                      fs::path(info.param.model).stem().string();
