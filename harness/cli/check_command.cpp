@@ -33,6 +33,9 @@ std::string replay_prefix(const RunArgs& run, const Model& model, const RunOptio
   if (opt.reference != "eager") cmd += " --reference " + opt.reference;
   cmd += " --seed " + std::to_string(model.check.seed);
   if (!opt.backend_options.inject_fault.empty()) cmd += " --inject-fault " + opt.backend_options.inject_fault;
+  // The given cases' indices follow the generated ones: replaying one needs both.
+  for (const auto& path : opt.given_input_paths) cmd += " --inputs " + path;
+  if (!opt.given_input_paths.empty()) cmd += " --cases " + std::to_string(opt.cases);
   return cmd;
 }
 
@@ -53,7 +56,9 @@ std::function<int()> add_check_command(CLI::App& sub) {
     bool intermediates = false;
   };
   auto args = std::make_shared<Args>();
-  args->run.add_to(sub);
+  RunArgsScope scope;
+  scope.given_inputs = true;
+  args->run.add_to(sub, scope);
   sub.add_option("--json", args->json_path, "also write the full report as JSON (schema: docs/json-report.md)")
       ->check(writable_file());
   sub.add_flag("--quiet,-q", args->quiet, "print only the final result line");

@@ -16,6 +16,7 @@
 #include "harness/cli/inject_fault.h"
 #include "harness/cli/option_checks.h"
 #include "harness/import/torchscript_import.h"
+#include "harness/inputs/user_inputs.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_report.h"
 
@@ -51,7 +52,21 @@ void RunArgs::add_to(CLI::App& app, const RunArgsScope& scope) {
     app.add_option("--reference", reference,
                    "the backend the others are compared with (default: eager), e.g. --backend gbc --reference ts-freeze");
   if (scope.cases)
-    app.add_option("--cases,-n", cases, "number of input cases (overrides check.cases)")->check(whole_number(1, kMaxCount));
+    app.add_option("--cases,-n", cases,
+                   std::string("number of input cases (overrides check.cases)") +
+                       (scope.given_inputs ? "; 0 with --inputs checks only the given inputs" : ""))
+        ->check(whole_number(scope.given_inputs ? 0 : 1, kMaxCount));
+  if (scope.given_inputs) {
+    app.add_option("--inputs", given_inputs,
+                   "also check on these exact input values: a torch.save file of a tuple, list or dict of tensors, "
+                   "a folder with manifest.json (repro, --save-inputs) or inputs.json (reduce), or a folder of "
+                   "case-K folders; repeatable (docs/importing.md)");
+    app.add_option("--save-inputs", save_inputs, "keep every case's inputs in DIR/case-K (raw tensor files, --inputs reads them)")
+        ->check(writable_folder());
+    app.add_option("--save-outputs", save_outputs,
+                   "keep every case's eager outputs in DIR/case-K, and each backend's in DIR/case-K/BACKEND")
+        ->check(writable_folder());
+  }
   app.add_option("--seed", seed, "seed of all random inputs (overrides check.seed)")->check(whole_number(0));
   app.add_option("--case", only_case, "run only case K (replays a failure with the same --seed)")
       ->check(whole_number(0, kMaxCount));
@@ -153,6 +168,14 @@ std::optional<int> RunArgs::resolve(const Model& model, RunOptions& out) const {
   bool from_cli = !backends.empty();
   if (from_cli) out.backends = backends;
   if (cases) out.cases = *cases;
+  out.given_cases = load_given_cases(model, given_inputs);
+  out.given_input_paths = given_inputs;
+  if (out.cases == 0 && out.given_cases.empty()) {
+    std::cerr << "gbcheck: --cases 0 checks only the inputs given with --inputs, and there are none\n";
+    return kExitInvalid;
+  }
+  out.save_inputs_dir = save_inputs;
+  out.save_outputs_dir = save_outputs;
   out.only_case = only_case;
   if (!shrink_path.empty()) {
     if (!only_case) {

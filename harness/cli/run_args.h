@@ -23,6 +23,7 @@ struct RunArgsScope {
   bool fullgraph = true;
   bool tolerances = true;    // --rtol, --atol, --error-stat (not bench, explain: nothing is judged)
   bool reference = true;     // --reference (not bench, explain, bisect: nothing is compared)
+  bool given_inputs = false; // --inputs, --save-inputs, --save-outputs (check)
 };
 
 struct RunArgs {
@@ -45,6 +46,9 @@ struct RunArgs {
   ToleranceArgs tolerances;
   std::vector<std::string> import_inputs;  // --input, for a TorchScript model (docs/importing.md)
   std::vector<std::string> import_dims;    // --dim
+  std::vector<std::string> given_inputs;   // --inputs: the user's own cases (harness/inputs/user_inputs.h)
+  std::string save_inputs;                 // --save-inputs DIR
+  std::string save_outputs;                // --save-outputs DIR
 
   /// Declares the options on a subcommand.
   void add_to(CLI::App& app, const RunArgsScope& scope = {});
@@ -55,7 +59,8 @@ struct RunArgs {
   /// faithful is InternalError.
   Model load() const;
   /// RunOptions from the model, overridden by the command line; validates backend names and the
-  /// device. Returns the exit code to stop with, or nullopt to go on.
+  /// device; reads --inputs (ModelError for a case that does not fit the model). Returns the exit
+  /// code to stop with, or nullopt to go on.
   std::optional<int> resolve(const Model& model, RunOptions& out) const;
 };
 

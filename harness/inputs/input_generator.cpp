@@ -181,6 +181,30 @@ InputGenerator::Shrunk InputGenerator::shrink_case(int index, const ShrinkPath& 
   return out;
 }
 
+at::Tensor InputGenerator::param_tensor(size_t index, const std::vector<int64_t>& sizes) const {
+  const TensorSpec& s = *model_.all_tensor_specs()[index];
+  return s.weights ? weights_tensor(*s.weights, s.dtype, sizes, device_)
+                   : draw_tensor(s.dist, s.dtype, sizes, mix_seed(model_.check.seed, 0x9a7a0000 + index), device_);
+}
+
+TestCase InputGenerator::given_case(int index, const GivenCase& given) const {
+  TestCase tc;
+  tc.index = index;
+  tc.seed = case_seed(model_.check.seed, index);
+  tc.dims = given.dims;
+  tc.descriptions = given.descriptions;
+  for (const at::Tensor& t : given.inputs) {
+    tc.tensors.push_back(device_.is_cpu() ? t : t.to(device_));
+    tc.bases.push_back(tc.tensors.back());
+  }
+  const auto specs = model_.all_tensor_specs();
+  for (size_t i = tc.tensors.size(); i < specs.size(); ++i) {
+    tc.tensors.push_back(param_tensor(i, concrete_shape(specs[i]->shape, tc.dims)));
+    tc.bases.push_back(tc.tensors.back());
+  }
+  return tc;
+}
+
 TestCase InputGenerator::materialize(int index, uint64_t seed, const ShrinkPath& path, const CaseRecipe& recipe) const {
   TestCase tc;
   tc.index = index;
@@ -193,8 +217,7 @@ TestCase InputGenerator::materialize(int index, uint64_t seed, const ShrinkPath&
     const TensorSpec& s = *specs[i];
     const std::vector<int64_t> sizes = concrete_shape(s.shape, tc.dims);
     if (s.is_param) {
-      at::Tensor t = s.weights ? weights_tensor(*s.weights, s.dtype, sizes, device_)
-                               : draw_tensor(s.dist, s.dtype, sizes, mix_seed(model_.check.seed, 0x9a7a0000 + i), device_);
+      at::Tensor t = param_tensor(i, sizes);
       tc.tensors.push_back(t);
       tc.bases.push_back(t);
       continue;

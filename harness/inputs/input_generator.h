@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "harness/inputs/case_recipe.h"
+#include "harness/inputs/user_inputs.h"
 #include "harness/model/model.h"
 
 namespace gbc {
@@ -45,6 +46,10 @@ class InputGenerator {
   /// at the command line) when the path does not exist in this model's tree.
   TestCase make_case(int index, const ShrinkPath& path) const;
 
+  /// Case `index` of the user's own input values (--inputs), with the params every case has. It
+  /// has no shrink tree: a given case is as the user gave it.
+  TestCase given_case(int index, const GivenCase& given) const;
+
   struct Shrunk {
     TestCase smallest;  // the last case that still failed (`start` itself if no shrink did)
     int tried = 0;      // candidates run
@@ -58,6 +63,7 @@ class InputGenerator {
 
  private:
   TestCase materialize(int index, uint64_t seed, const ShrinkPath& path, const CaseRecipe& recipe) const;
+  at::Tensor param_tensor(size_t index, const std::vector<int64_t>& sizes) const;  // graph.inputs index
 
   const Model& model_;
   c10::Device device_;

@@ -15,7 +15,7 @@
 #include "harness/model/model_writer.h"
 #include "harness/repro/repro_readme.h"
 #include "harness/repro/repro_sources.h"
-#include "harness/repro/tensor_files.h"
+#include "harness/inputs/tensor_files.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/version.h"
 

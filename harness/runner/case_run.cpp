@@ -299,6 +299,10 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
     if (self_check) feed_back(plan_, eager_again);
   }
 
+  result.eager_outputs = eager.out;
+  for (size_t p = 0; p < paths.size(); ++p)
+    if (result.paths[p].error.empty()) result.paths[p].outputs = runs[p].main.out;
+
   // Judging the last step: outputs, then the graph inputs as the runs left them, then drift.
   std::optional<std::vector<at::Tensor>> fp64;
   std::string fp64_failure;

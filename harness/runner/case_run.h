@@ -31,6 +31,7 @@ struct PathResult {
   std::vector<OutputCheck> checks;  // every judged tensor, passing or not
   std::vector<DriftStep> drift;     // per step, with check.iterations
   std::vector<std::string> notes;
+  std::vector<at::Tensor> outputs;  // the last step's, when the path ran
 
   bool failed() const;
   std::vector<std::string> failed_oracles() const;
@@ -45,6 +46,7 @@ struct CaseResult {
   // the process, so this case stops here and no later case can run.
   std::string device_lost;
   std::vector<PathResult> paths;
+  std::vector<at::Tensor> eager_outputs;  // the last step's, when eager ran
 };
 
 /// What every path is compared with: eager's executor, or a backend prepared on the model (not

@@ -53,6 +53,8 @@ std::string CheckReport::replay_command(const std::string& backend, int case_ind
   if (device != "cpu") s += " --device " + device;
   if (!shrink_path.empty()) s += " --shrink " + shrink_path;
   if (!injected_fault.empty()) s += " --inject-fault " + injected_fault;
+  for (const std::string& path : given_inputs) s += " --inputs " + path;
+  if (!given_inputs.empty()) s += " --cases " + std::to_string(generated_cases);
   return s;
 }
 

@@ -138,13 +138,17 @@ struct CheckReport {
   int eager_error_case = -1;
   std::string print_output;  // what the model's print nodes wrote in the eager reference
   double elapsed_ms = 0.0;
+  // --inputs as given, and the generated cases before them: a replay of any case needs both.
+  std::vector<std::string> given_inputs;
+  int generated_cases = 0;
 
   bool pass() const;
   int exit_code() const;
   /// No case could be judged: eager disagreed with itself on every one.
   bool no_usable_case() const { return cases_judged == 0 && !unusable.empty(); }
   bool eager_reference() const { return reference == "eager"; }
-  /// The command that replays a case: `gbcheck MODEL --backend B [--reference R] --seed S --case K [--shrink P]`.
+  /// The command that replays a case: `gbcheck MODEL --backend B [--reference R] --seed S --case K
+  /// [--shrink P]` (with `--inputs F... --cases N` when the run had given inputs).
   std::string replay_command(const std::string& backend, int case_index, const std::string& shrink_path) const;
 };
 

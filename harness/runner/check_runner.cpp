@@ -10,6 +10,7 @@
 
 #include "compiler/ir/op_schema.h"
 #include "harness/inputs/input_generator.h"
+#include "harness/inputs/saved_cases.h"
 #include "harness/runner/case_run.h"
 #include "harness/runner/judge_plan.h"
 #include "harness/runner/prepare_path.h"
@@ -118,6 +119,25 @@ void shrink_failure(const Model& model, const RunOptions& opt, const BackendInfo
   f.shrunk = std::move(sc);
 }
 
+// --save-inputs and --save-outputs: the case's inputs as it began, and the last step's outputs.
+void save_case(const Model& model, const JudgePlan& plan, const RunOptions& opt, const TestCase& tc, const CaseResult& cr) {
+  if (!opt.save_inputs_dir.empty()) {
+    NamedTensors inputs;
+    for (size_t i = 0; i < model.inputs.size(); ++i) inputs.emplace_back(model.inputs[i].name, tc.tensors[i]);
+    save_case_folder(opt.save_inputs_dir, tc.index, "inputs", inputs);
+  }
+  if (opt.save_outputs_dir.empty() || cr.eager_outputs.empty()) return;
+  auto named = [&](const std::vector<at::Tensor>& outputs) {
+    NamedTensors out;
+    for (size_t o = 0; o < outputs.size() && o < plan.output_names.size(); ++o) out.emplace_back(plan.output_names[o], outputs[o]);
+    return out;
+  };
+  std::vector<std::pair<std::string, NamedTensors>> backends;
+  for (size_t p = 0; p < cr.paths.size() && p < opt.backends.size(); ++p)
+    if (!cr.paths[p].outputs.empty()) backends.emplace_back(opt.backends[p], named(cr.paths[p].outputs));
+  save_case_folder(opt.save_outputs_dir, tc.index, "outputs", named(cr.eager_outputs), backends);
+}
+
 }  // namespace
 
 RunOptions run_options_from_model(const Model& model) {
@@ -187,8 +207,10 @@ CheckReport start_report(const Model& model, const RunOptions& opt) {
   rep.torch_version = TORCH_VERSION;
   rep.gbcheck_version = kGbcheckVersion;
   rep.seed = model.check.seed;
-  rep.cases = opt.only_case ? 1 : opt.cases;
+  rep.cases = opt.only_case ? 1 : opt.cases + static_cast<int>(opt.given_cases.size());
   rep.only_case = opt.only_case;
+  rep.given_inputs = opt.given_input_paths;
+  rep.generated_cases = opt.cases;
   if (opt.only_case) rep.only_shrink = opt.shrink_path.str();
   rep.reference = opt.reference;
   rep.oracles = plan.config.oracles.names();
@@ -228,10 +250,21 @@ CheckReport run_check(const Model& model, const RunOptions& opt) {
 
   std::ostringstream prints;
   const int first = opt.only_case.value_or(0);
-  const int end = opt.only_case ? first + 1 : opt.cases;
+  const int given = static_cast<int>(opt.given_cases.size());
+  if (opt.only_case && given > 0 && first >= opt.cases + given) {
+    Diagnostics d;
+    d.error({"command line", 0, 0}, "--case " + std::to_string(first) + ": this run has " + std::to_string(opt.cases + given) + " cases (" +
+                                         std::to_string(opt.cases) + " generated, then " + std::to_string(given) + " from --inputs)");
+    throw ModelError(d);
+  }
+  const int end = opt.only_case ? first + 1 : opt.cases + given;
   for (int k = first; k < end; ++k) {
-    const TestCase tc = opt.only_case ? gen.make_case(k, opt.shrink_path) : gen.make_case(k);
+    const bool is_given = given > 0 && k >= opt.cases;
+    const TestCase tc = is_given          ? gen.given_case(k, opt.given_cases[static_cast<size_t>(k - opt.cases)])
+                        : opt.only_case ? gen.make_case(k, opt.shrink_path)
+                                        : gen.make_case(k);
     CaseResult cr = runner.run(tc, paths, k == first ? &prints : nullptr);
+    save_case(model, plan, opt, tc, cr);
     if (!cr.eager_error.empty()) {
       rep.eager_error = cr.eager_error;
       rep.eager_error_loc = cr.eager_error_loc;
@@ -267,7 +300,9 @@ CheckReport run_check(const Model& model, const RunOptions& opt) {
       ++br.cases_failed;
       if (static_cast<int>(br.failures.size()) >= opt.max_failures_kept) continue;
       CaseFailure f = make_failure(tc, pr);
-      if (br.failures.empty() && opt.max_shrink_tries > 0 && cr.device_lost.empty())
+      if (is_given)
+        f.shrink_note = "not shrunk: the user's own inputs (--inputs) are checked as given";
+      else if (br.failures.empty() && opt.max_shrink_tries > 0 && cr.device_lost.empty())
         shrink_failure(model, opt, *infos[bi], gen, runner, tc, pr, f);
       br.failures.push_back(std::move(f));
     }

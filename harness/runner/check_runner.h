@@ -2,7 +2,8 @@
 // names; run twice: it must agree with itself), then every compiled backend on the same inputs (fresh copies, the same RNG seed), each
 // output judged by the oracles (case_run.h). Backends persist across cases, so compile caches,
 // guards and recompiles behave as in a real deployment. The first failing case of each backend is
-// shrunk on fresh backends, and the report names the shrunk case's --shrink path.
+// shrunk on fresh backends, and the report names the shrunk case's --shrink path. The user's own
+// cases (--inputs) follow the generated ones; --save-inputs/--save-outputs keep what each case used.
 // Test: tests/runner/check_runner_test.cpp.
 #pragma once
 
@@ -13,6 +14,7 @@
 
 #include "compiler/backends/backend.h"
 #include "harness/inputs/case_recipe.h"
+#include "harness/inputs/user_inputs.h"
 #include "harness/model/model.h"
 #include "harness/runner/check_report.h"
 
@@ -32,6 +34,14 @@ struct RunOptions {
   /// Candidates tried when shrinking a failing case (0: no shrinking). Only each backend's first
   /// failing case is shrunk: shrinking reruns the case many times.
   int max_shrink_tries = 200;
+  /// The user's own cases (--inputs), run after the generated ones as cases `cases` and up; with
+  /// --case K, K past the generated ones names one of them. They are not shrunk.
+  std::vector<GivenCase> given_cases;
+  std::vector<std::string> given_input_paths;  // --inputs as given (for replay commands)
+  /// --save-inputs, --save-outputs: where each case's inputs, and eager's outputs (each backend's in
+  /// a subfolder named after it), are kept (harness/inputs/saved_cases.h); "" keeps nothing.
+  std::string save_inputs_dir;
+  std::string save_outputs_dir;
   /// Paths this run can name besides backend_registry()'s (tests plant faulty backends this way).
   std::vector<BackendInfo> extra_backends;
   /// Progress: (cases done, cases total). Called after each case.

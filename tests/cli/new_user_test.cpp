@@ -47,10 +47,16 @@ TEST_F(NewUser, OptionValuesOutOfRangeAreRejectedWithTheirRange) {
   testing::CommandResult r = gbcheck("corpus/examples/mlp.yaml --seed 9223372036854775808");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "'9223372036854775808' is out of range: expected a whole number >= 0")) << r.output;
+  r = gbcheck("corpus/examples/mlp.yaml -n -1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "'-1' is out of range: expected a whole number from 0 to 2147483647")) << r.output;
+  EXPECT_LT(r.output.size(), 300u) << r.output;
+  // -n 0 checks only the user's own inputs (--inputs): without any it is an error.
   r = gbcheck("corpus/examples/mlp.yaml -n 0");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "'0' is out of range: expected a whole number from 1 to 2147483647")) << r.output;
-  EXPECT_LT(r.output.size(), 300u) << r.output;
+  EXPECT_TRUE(contains(r.output, "--cases 0 checks only the inputs given with --inputs, and there are none")) << r.output;
+  r = gbcheck("bench corpus/examples/mlp.yaml --inputs x.pt");  // only check has --inputs
+  EXPECT_EQ(r.exit_code, 2) << r.output;
   r = gbcheck("corpus/examples/mlp.yaml --case 1.5");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "'1.5' is not a whole number")) << r.output;

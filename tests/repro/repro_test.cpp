@@ -18,7 +18,7 @@
 
 #include "harness/model/model_loader.h"
 #include "harness/repro/repro_sources.h"
-#include "harness/repro/tensor_files.h"
+#include "harness/inputs/tensor_files.h"
 #include "compiler/support/file_tree.h"
 #include "tests/support/single_threaded.h"
 

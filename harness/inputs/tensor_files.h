@@ -1,9 +1,9 @@
-// Tensors saved for a repro folder in a form any reader can load without gbcheck: the elements of
+// Tensors saved (repro folders, --save-inputs, --save-outputs) in a form any reader can load without gbcheck: the elements of
 // the tensor made contiguous, as raw little-endian bytes in a .bin file (float16/bfloat16 as their
 // 16-bit patterns, bool as one byte), described by a manifest entry {name, dtype, shape, file}.
 // repro.cpp reads them with std::ifstream into at::empty, repro.py with torch.frombuffer; both
 // work on LibTorch/PyTorch 1.13 and 2.x, which torch::pickle_save's format does not promise.
-// Test: tests/repro/repro_test.cpp.
+// Tests: tests/repro/repro_test.cpp, tests/inputs/user_inputs_test.cpp.
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -1,4 +1,4 @@
-#include "harness/repro/tensor_files.h"
+#include "harness/inputs/tensor_files.h"
 
 #include <ATen/ATen.h>
 

@@ -1,0 +1,43 @@
+// The user's own input values (--inputs, docs/importing.md "Inputs from files"): read from a
+// torch.save file of a tuple, list or dict of tensors, from a folder of raw tensor files with a
+// manifest.json (what repro and --save-inputs write, tensor_files.h), from the inputs.json that
+// reduce writes, or from a folder of case-K folders (one case each); then matched to the model's
+// inputs by name (dict keys, manifest names) or position, and checked against each input's dtype
+// and shape, its symbolic dims bound the same way in every input. Every problem is a ModelError
+// naming the file and the input (exit 2). Test: tests/inputs/user_inputs_test.cpp.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+#include <vector>
+
+#include "harness/model/model.h"
+
+namespace gbc {
+
+/// One case's tensors as a file holds them.
+struct GivenTensors {
+  std::string source;              // the file or folder they came from
+  std::vector<std::string> names;  // empty: by position (a torch.save tuple or list)
+  std::vector<at::Tensor> tensors;
+};
+
+/// One case of the user's, matched to the model's inputs.
+struct GivenCase {
+  std::string source;
+  DimBindings dims;
+  std::vector<at::Tensor> inputs;         // model.inputs order, contiguous, on the CPU
+  std::vector<std::string> descriptions;  // as a generated case's: "x: float32[1, 3] from FILE"
+};
+
+/// Reads the cases at `path` (a file, or a folder of one case or of case-K folders, in K order).
+std::vector<GivenTensors> read_given_tensors(const std::string& path);
+
+/// Matches one case to the model's inputs and checks its dtypes, shapes and dims.
+GivenCase match_given_tensors(const Model& model, const GivenTensors& given);
+
+/// read_given_tensors and match_given_tensors over every path, in order.
+std::vector<GivenCase> load_given_cases(const Model& model, const std::vector<std::string>& paths);
+
+}  // namespace gbc
