@@ -22,11 +22,13 @@ if [ ! -f "$build/build.ninja" ]; then
     "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link $sanitize" >"$log" 2>&1 || {
     cat "$log" >&2; echo "fuzz_loader: cmake configure failed" >&2; exit 3; }
 fi
-# Only the loader's libraries: no torch code is built.
-ninja -C "$build" gbcheck_model gbc_ir >"$log" 2>&1 || {
+# Only the loader's libraries (the tolerance presets it reads come through gbc_support's
+# config_dir): no torch code is built.
+ninja -C "$build" gbcheck_model gbc_ir gbc_support >"$log" 2>&1 || {
   tail -40 "$log" >&2; echo "fuzz_loader: build failed" >&2; exit 3; }
 clang++ -std=c++17 -O1 -g -fsanitize=fuzzer $sanitize -I"$root" tests/fuzz/model_loader_fuzzer.cpp \
-  "$build/harness/model/libgbcheck_model.a" "$build/compiler/ir/libgbc_ir.a" -lyaml-cpp -o "$build/model_loader_fuzzer"
+  "$build/harness/model/libgbcheck_model.a" "$build/compiler/ir/libgbc_ir.a" "$build/compiler/support/libgbc_support.a" \
+  -lyaml-cpp -lspdlog -lfmt -o "$build/model_loader_fuzzer"
 
 mkdir -p "$build/corpus" "$build/artifacts"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
