@@ -39,6 +39,7 @@ GraphRuntime::~GraphRuntime() = default;
 
 void GraphRuntime::prepare(const Graph& graph, const BackendOptions& options) {
   options_ = options;
+  guard_fault_ = parse_fault(options.inject_fault).value_or(InjectedFault::None);
   device_ = options.device == "cuda" ? c10::Device(c10::DeviceType::CUDA, 0) : c10::Device(c10::DeviceType::CPU);
   GBC_INTERNAL_ASSERT(options.dynamic == "auto" || options.dynamic == "true" || options.dynamic == "false",
                       "unknown check.dynamic '" + options.dynamic + "'");
@@ -147,9 +148,9 @@ GraphRuntime::Entry* GraphRuntime::find_entry(RegionState& rs, const std::vector
                                               const std::vector<int64_t>& dims) {
   if (rs.entries.empty()) return nullptr;
   // The entry that served the last call usually serves this one too.
-  if (guard_passes(rs.entries[rs.last_hit].guard, inputs, dims)) return &rs.entries[rs.last_hit];
+  if (guard_passes(rs.entries[rs.last_hit].guard, inputs, dims, guard_fault_)) return &rs.entries[rs.last_hit];
   for (size_t i = 0; i < rs.entries.size(); ++i) {
-    if (i == rs.last_hit || !guard_passes(rs.entries[i].guard, inputs, dims)) continue;
+    if (i == rs.last_hit || !guard_passes(rs.entries[i].guard, inputs, dims, guard_fault_)) continue;
     rs.last_hit = i;
     return &rs.entries[i];
   }
@@ -197,7 +198,7 @@ GraphRuntime::Entry* GraphRuntime::compile_entry(RegionState& rs, const std::vec
   entry.guard = make_guard(g, seg, inputs, dims, *slots_, rs.dynamic);
   GBC_LOG_CHANNEL(guards) << graph_label(seg) << " entry " << rs.entries.size() << " guards:\n" << entry.guard.str(*slots_);
   auto start = std::chrono::steady_clock::now();
-  Graph rg = region_graph(program_, seg, entry.guard.static_bindings(*slots_));
+  Graph rg = region_graph(program_, seg, entry.guard.static_bindings(*slots_), entry.guard.dtypes_beside(g, seg));
   CompileContext cctx{options_, stats_, "graph" + std::to_string(seg.region)};
   entry.exe = compiler_->compile(rg, cctx);
   stats_.compile_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

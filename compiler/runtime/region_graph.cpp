@@ -1,5 +1,6 @@
 #include "compiler/runtime/region_graph.h"
 
+#include "compiler/ir/retype.h"
 #include "compiler/passes/effects.h"
 
 namespace gbc {
@@ -63,7 +64,8 @@ std::set<std::string> region_symbols(const Graph& graph, const Segment& region) 
   return out;
 }
 
-Graph region_graph(const CapturedProgram& program, const Segment& region, const DimBindings& static_dims) {
+Graph region_graph(const CapturedProgram& program, const Segment& region, const DimBindings& static_dims,
+                   const std::map<ValueId, DType>& input_dtypes) {
   GBC_INTERNAL_ASSERT(region.kind == Segment::Kind::Region, "region_graph: not a region");
   const Graph& src = program.graph;
   Graph g;
@@ -89,6 +91,11 @@ Graph region_graph(const CapturedProgram& program, const Segment& region, const 
     if (!static_dims.empty()) substitute_node(g.body.nodes.back(), static_dims);
   }
   g.outputs = region.outputs;
+  if (!input_dtypes.empty()) {
+    Diagnostics diags;
+    GBC_INTERNAL_ASSERT(retype_graph(g, input_dtypes, diags),
+                        "region_graph: the region does not accept its call's dtypes: " + diags.str());
+  }
   return g;
 }
 

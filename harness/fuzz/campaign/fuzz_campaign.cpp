@@ -22,6 +22,7 @@
 #include "harness/fuzz/campaign/repro_folder.h"
 #include "harness/fuzz/fuzz_config.h"
 #include "harness/fuzz/graph_generator.h"
+#include "harness/sandbox/coverage_dump.h"
 
 namespace gbc {
 namespace {
@@ -318,6 +319,7 @@ FuzzResult run_fuzz(FuzzOptions o) {
         std::cerr << "gbcheck fuzz: worker " << job << " failed: " << e.what() << "\n";
       }
       std::cerr.flush();
+      dump_coverage();
       ::_exit(code);
     }
     workers.push_back(pid);
