@@ -1,12 +1,17 @@
 #include "harness/sandbox/coverage_dump.h"
 
-// libgcov's entry point, present only when the program was linked with --coverage.
-extern "C" void __gcov_dump(void) __attribute__((weak));
+#ifdef GBCHECK_COVERAGE
+// libgcov's entry point. A strong reference: a weak one would not pull it out of the static
+// libgcov archive, and would stay null.
+extern "C" void __gcov_dump(void);
+#endif
 
 namespace gbc {
 
 void dump_coverage() {
-  if (__gcov_dump) __gcov_dump();
+#ifdef GBCHECK_COVERAGE
+  __gcov_dump();
+#endif
 }
 
 }  // namespace gbc
