@@ -96,7 +96,8 @@ std::string badge(const std::string& verdict) {
 std::string ms_text(double ms) {
   char buf[32];
   if (ms >= 1000) std::snprintf(buf, sizeof buf, "%.2f s", ms / 1000);
-  else std::snprintf(buf, sizeof buf, "%.1f ms", ms);
+  else if (ms >= 1) std::snprintf(buf, sizeof buf, "%.1f ms", ms);
+  else std::snprintf(buf, sizeof buf, "%.3f ms", ms);  // most passes on small graphs
   return buf;
 }
 
