@@ -3,7 +3,7 @@
 // leaves a readable prefix, and sandboxed children (forked or started with the variable set) append
 // to the same file. `gbcheck report DIR` renders it (harness/report/trace_site.h). Schema
 // gbcheck.trace/v1: docs/report.md. nlohmann's header only: no spdlog, no fmt (log.h says why).
-// Test: tests/support/trace_test.cpp.
+// Test: tests/report/html_report_test.cpp (TraceReader, TraceCommand).
 #pragma once
 
 #include <nlohmann/json.hpp>

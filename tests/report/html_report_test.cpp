@@ -2,8 +2,8 @@
 // trace read back after a kill (a cut last line), and end to end through the gbcheck binary:
 // `--trace DIR` writes the events docs/report.md lists, `gbcheck report DIR -o OUT` and `--html`
 // write pages that name the graph break with its line and docs link, the kernels with their source,
-// and a failing fault-injected model's worst element, tolerance that would pass and replay command;
-// `db report --html` draws a store. The browser test (browser_report_test.py) loads these pages.
+// a failing fault-injected model's worst element, tolerance that would pass and replay command, and
+// a recurrent model's drift plot; bench, reduce (its steps) and fuzz (its cases) trace too. The browser test (browser_report_test.py) loads these pages.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -141,6 +141,38 @@ TEST(TraceCommand, HtmlOnAFailingCheckShowsTheWorstElementTheToleranceThatPasses
   EXPECT_NE(failures.find("gbcheck reduce corpus/faults/reduce-bound.yaml"), std::string::npos);
   EXPECT_NE(read(dir.path("r/run.html")).find("href=\"run-failures.html#fail-gbc-"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir.path("t"))) << "--html alone leaves no trace folder behind";
+}
+
+TEST(TraceCommand, HtmlOfARecurrentModelDrawsItsDriftPlot) {
+  TempDir dir("trace-drift");
+  const auto run = run_gbcheck_in_source_tree("corpus/docs/rnn.yaml --backend gbc -n 2 -q --html " + dir.path("d.html"));
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.output;
+  const std::string failures = read(dir.path("d-failures.html"));
+  EXPECT_NE(failures.find("Drift over the steps: gbc"), std::string::npos);
+  EXPECT_NE(failures.find("<svg"), std::string::npos);
+}
+
+TEST(TraceCommand, TracesBenchReduceStepsAndFuzzCases) {
+  TempDir dir("trace-more");
+  auto run = run_gbcheck_in_source_tree("bench corpus/docs/print_break.yaml --backend gbc --trace " + dir.path("bench"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(read_trace(dir.path("bench")).all("bench_report").size(), 1u);
+
+  run = run_gbcheck_in_source_tree("reduce corpus/faults/reduce-bound.yaml --inject-fault reduce-bound --backend gbc --max-checks 6 --out " +
+                                   dir.path("reduced") + " --trace " + dir.path("reduce"));
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.output;
+  const Trace reduce = read_trace(dir.path("reduce"));
+  EXPECT_FALSE(reduce.all("reduce_step").empty());
+  EXPECT_EQ(reduce.all("reduce_result").size(), 1u);
+  const auto site = trace_site(reduce, SiteNames{}, "");
+  EXPECT_NE(site.front().html.find("Reduce steps"), std::string::npos);
+
+  run = run_gbcheck_in_source_tree("fuzz --out " + dir.path("fuzz") + " --cases 2 --backends gbc --max-nodes 6 --graph-cases 1 "
+                                   "--reduce-checks 0 --quiet --trace " + dir.path("fuzz-trace"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const Trace fuzz = read_trace(dir.path("fuzz-trace"));
+  EXPECT_EQ(fuzz.all("fuzz_case").size(), 2u);
+  EXPECT_NE(trace_site(fuzz, SiteNames{}, "").front().html.find("Fuzz cases"), std::string::npos);
 }
 
 TEST(TraceCommand, EnvironmentVariableTracesExplain) {
