@@ -9,6 +9,7 @@
 #include "compiler/runtime/region_graph.h"
 #include "compiler/runtime/runtime_events.h"
 #include "compiler/support/log.h"
+#include "compiler/support/trace.h"
 
 namespace gbc {
 namespace {
@@ -166,6 +167,7 @@ GraphRuntime::Entry* GraphRuntime::compile_entry(RegionState& rs, const std::vec
     std::optional<GuardFailure> failure = explain_guard_failure(rs.entries.back().guard, inputs, dims);
     GBC_INTERNAL_ASSERT(failure.has_value(), "a call failed every guard, yet the last entry's guard passes");
     GBC_LOG_CHANNEL(guards) << graph_label(seg) << ": guard failed: " << failure->message;
+    trace::emit("guard_failed", {{"graph", graph_label(seg)}, {"code", failure->code}, {"message", failure->message}});
     if (static_cast<int>(rs.entries.size()) >= options_.cache_size_limit) {
       CompileEvent e;
       e.kind = CompileEvent::Kind::Fallback;
@@ -197,6 +199,8 @@ GraphRuntime::Entry* GraphRuntime::compile_entry(RegionState& rs, const std::vec
   Entry entry;
   entry.guard = make_guard(g, seg, inputs, dims, *slots_, rs.dynamic);
   GBC_LOG_CHANNEL(guards) << graph_label(seg) << " entry " << rs.entries.size() << " guards:\n" << entry.guard.str(*slots_);
+  if (trace::enabled())
+    trace::emit("guards", {{"graph", graph_label(seg)}, {"entry", rs.entries.size()}, {"guards", entry.guard.str(*slots_)}});
   auto start = std::chrono::steady_clock::now();
   Graph rg = region_graph(program_, seg, entry.guard.static_bindings(*slots_), entry.guard.dtypes_beside(g, seg));
   CompileContext cctx{options_, stats_, "graph" + std::to_string(seg.region)};

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "compiler/support/trace.h"
 #include "compiler/backends/backend.h"
 #include "harness/adapters/backends_config.h"
 #include "harness/fuzz/campaign/fuzz_progress.h"
@@ -195,6 +196,12 @@ int worker_main(const FuzzOptions& o, const WorkerPlan& plan) {
     std::vector<Hit> hits;
     for (const GraphFailure& f : v.failures) hits.push_back(f.hit);
     std::vector<std::string> fresh = store.record_case(plan.run.id, result, hits, plan.prior_active_s + seconds_since(plan.start));
+    if (trace::enabled()) {
+      std::vector<std::string> keys;
+      for (const Hit& h : hits) keys.push_back(h.key);
+      trace::emit("fuzz_case", {{"case", k}, {"seed", seed}, {"outcome", v.outcome}, {"nodes", result.nodes},
+                                {"elapsed_ms", v.elapsed_ms}, {"hits", keys}, {"new", fresh}});
+    }
     for (const GraphFailure& f : v.failures) {
       if (g_stop) break;
       if (std::find(fresh.begin(), fresh.end(), f.hit.key) != fresh.end()) reduce_into_store(store, o, model, f);
