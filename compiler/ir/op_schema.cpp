@@ -234,6 +234,8 @@ const OpSchema* find_op_schema(std::string_view name) {
   return nullptr;
 }
 
+const OpSchema* find_op_schema(OpId id) { return id == OpId::Unknown ? nullptr : &op_schema(id); }
+
 const OpSchema& op_schema(OpId id) {
   GBC_INTERNAL_ASSERT(id != OpId::Unknown, "no schema for an unknown op");
   return all_op_schemas()[static_cast<size_t>(id)];
@@ -264,9 +266,6 @@ bool is_elementwise(OpClass cls) {
          cls == OpClass::Cast;
 }
 
-bool is_elementwise_op(std::string_view name) {
-  const OpSchema* s = find_op_schema(name);
-  return s && is_elementwise(s->cls);
-}
+bool is_elementwise_op(OpId op) { return op != OpId::Unknown && is_elementwise(op_schema(op).cls); }
 
 }  // namespace gbc

@@ -79,7 +79,8 @@ struct OpSchema {
 
 const std::vector<OpSchema>& all_op_schemas();
 const OpSchema* find_op_schema(std::string_view name);
-const OpSchema& op_schema(OpId id);  // id must not be OpId::Unknown
+const OpSchema* find_op_schema(OpId id);  // nullptr for OpId::Unknown
+const OpSchema& op_schema(OpId id);       // id must not be OpId::Unknown
 /// The op's name closest to `name` by edit distance, for "did you mean" hints ("" if none close).
 std::string closest_op_name(std::string_view name);
 std::string closest_name(std::string_view name, const std::vector<std::string>& candidates);
@@ -87,6 +88,6 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
 /// True for ops whose every output element depends only on the same (broadcast) element of the
 /// inputs: Unary, Binary, Where, Clamp, Cast.
 bool is_elementwise(OpClass cls);
-bool is_elementwise_op(std::string_view op);
+bool is_elementwise_op(OpId op);
 
 }  // namespace gbc

@@ -72,7 +72,7 @@ ReduceOptions options_with(const BackendInfo& backend) {
 
 std::vector<std::string> ops_of(const Model& m) {
   std::vector<std::string> ops;
-  for_each_node(m.graph.body, [&](const Node& n) { ops.push_back(n.op); });
+  for_each_node(m.graph.body, [&](const Node& n) { ops.push_back(op_name(n.op)); });
   return ops;
 }
 
