@@ -157,7 +157,8 @@ PatternCounts count_patterns(const Model& m) {
           ++c.fractional_int;
       }
       if ((n->op == OpId::Div || n->op == OpId::Remainder) &&
-          ((!b.is_value() && b.scalar.to_double() < 0) || (b.is_value() && producer[b.value] == OpId::Neg)))
+          ((!b.is_value() && b.scalar.to_double() < 0) ||
+           (b.is_value() && producer.count(b.value) && producer.at(b.value) == OpId::Neg)))
         ++c.negative_divisor;
     }
     if (n->op == OpId::Where && n->args.size() == 3 && !n->args[2].is_value()) {

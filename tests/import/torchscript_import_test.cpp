@@ -60,7 +60,7 @@ class TorchScriptImport : public ::testing::Test {
   // Each op of the model by count: the format's ops by name, generic ones by their ATen name.
   static std::map<std::string, int> op_counts(const Model& m) {
     std::map<std::string, int> counts;
-    for_each_node(m.graph.body, [&](const Node& node) { ++counts[is_generic_op(node) ? generic_op_name(node) : node.op]; });
+    for_each_node(m.graph.body, [&](const Node& node) { ++counts[is_generic_op(node) ? generic_op_name(node) : op_name(node.op)]; });
     return counts;
   }
   static std::vector<std::string> generic_names(const Model& m) {

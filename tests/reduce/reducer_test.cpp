@@ -53,8 +53,8 @@ std::string chain_model(int n, int bug_at, const std::string& bug_op, const std:
     if (i == sum_at) m << "op: sum, args: [" << prev << "], dim: 1}\n";
     else if (op == "add_w" && i < sum_at) m << "op: add, args: [" << prev << ", w]}\n";
     else if (op == "add_w") m << "op: add, args: [" << prev << ", 0.5]}\n";
-    else if (op == OpId::Mul) m << "op: mul, args: [" << prev << ", 0.75]}\n";
-    else if (op == OpId::Add) m << "op: add, args: [" << prev << ", 0.25]}\n";
+    else if (op == "mul") m << "op: mul, args: [" << prev << ", 0.75]}\n";
+    else if (op == "add") m << "op: add, args: [" << prev << ", 0.25]}\n";
     else m << "op: " << op << ", args: [" << prev << "]}\n";
     prev = id;
   }
