@@ -59,84 +59,84 @@ using UnaryFn = at::Tensor (*)(const at::Tensor&);
 using BinaryFn = at::Tensor (*)(const at::Tensor&, const at::Tensor&);
 using TensorScalarFn = at::Tensor (*)(const at::Tensor&, const c10::Scalar&);
 
-const std::map<std::string, UnaryFn>& unary_table() {
-  static const std::map<std::string, UnaryFn> table = {
-      {"neg", [](const at::Tensor& x) { return at::neg(x); }},
-      {"abs", [](const at::Tensor& x) { return at::abs(x); }},
-      {"exp", [](const at::Tensor& x) { return at::exp(x); }},
-      {"log", [](const at::Tensor& x) { return at::log(x); }},
-      {"log1p", [](const at::Tensor& x) { return at::log1p(x); }},
-      {"expm1", [](const at::Tensor& x) { return at::expm1(x); }},
-      {"sqrt", [](const at::Tensor& x) { return at::sqrt(x); }},
-      {"rsqrt", [](const at::Tensor& x) { return at::rsqrt(x); }},
-      {"sin", [](const at::Tensor& x) { return at::sin(x); }},
-      {"cos", [](const at::Tensor& x) { return at::cos(x); }},
-      {"tanh", [](const at::Tensor& x) { return at::tanh(x); }},
-      {"sigmoid", [](const at::Tensor& x) { return at::sigmoid(x); }},
-      {"relu", [](const at::Tensor& x) { return at::relu(x); }},
-      {"silu", [](const at::Tensor& x) { return at::silu(x); }},
-      {"erf", [](const at::Tensor& x) { return at::erf(x); }},
-      {"reciprocal", [](const at::Tensor& x) { return at::reciprocal(x); }},
-      {"floor", [](const at::Tensor& x) { return at::floor(x); }},
-      {"ceil", [](const at::Tensor& x) { return at::ceil(x); }},
-      {"round", [](const at::Tensor& x) { return at::round(x); }},
-      {"sign", [](const at::Tensor& x) { return at::sign(x); }},
-      {"logical_not", [](const at::Tensor& x) { return at::logical_not(x); }},
+const std::map<OpId, UnaryFn>& unary_table() {
+  static const std::map<OpId, UnaryFn> table = {
+      {OpId::Neg, [](const at::Tensor& x) { return at::neg(x); }},
+      {OpId::Abs, [](const at::Tensor& x) { return at::abs(x); }},
+      {OpId::Exp, [](const at::Tensor& x) { return at::exp(x); }},
+      {OpId::Log, [](const at::Tensor& x) { return at::log(x); }},
+      {OpId::Log1p, [](const at::Tensor& x) { return at::log1p(x); }},
+      {OpId::Expm1, [](const at::Tensor& x) { return at::expm1(x); }},
+      {OpId::Sqrt, [](const at::Tensor& x) { return at::sqrt(x); }},
+      {OpId::Rsqrt, [](const at::Tensor& x) { return at::rsqrt(x); }},
+      {OpId::Sin, [](const at::Tensor& x) { return at::sin(x); }},
+      {OpId::Cos, [](const at::Tensor& x) { return at::cos(x); }},
+      {OpId::Tanh, [](const at::Tensor& x) { return at::tanh(x); }},
+      {OpId::Sigmoid, [](const at::Tensor& x) { return at::sigmoid(x); }},
+      {OpId::Relu, [](const at::Tensor& x) { return at::relu(x); }},
+      {OpId::Silu, [](const at::Tensor& x) { return at::silu(x); }},
+      {OpId::Erf, [](const at::Tensor& x) { return at::erf(x); }},
+      {OpId::Reciprocal, [](const at::Tensor& x) { return at::reciprocal(x); }},
+      {OpId::Floor, [](const at::Tensor& x) { return at::floor(x); }},
+      {OpId::Ceil, [](const at::Tensor& x) { return at::ceil(x); }},
+      {OpId::Round, [](const at::Tensor& x) { return at::round(x); }},
+      {OpId::Sign, [](const at::Tensor& x) { return at::sign(x); }},
+      {OpId::LogicalNot, [](const at::Tensor& x) { return at::logical_not(x); }},
   };
   return table;
 }
 
-const std::map<std::string, BinaryFn>& binary_table() {
-  static const std::map<std::string, BinaryFn> table = {
-      {"add", [](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); }},
-      {"sub", [](const at::Tensor& a, const at::Tensor& b) { return at::sub(a, b); }},
-      {"mul", [](const at::Tensor& a, const at::Tensor& b) { return at::mul(a, b); }},
-      {"div", [](const at::Tensor& a, const at::Tensor& b) { return at::div(a, b); }},
-      {"pow", [](const at::Tensor& a, const at::Tensor& b) { return at::pow(a, b); }},
-      {"maximum", [](const at::Tensor& a, const at::Tensor& b) { return at::maximum(a, b); }},
-      {"minimum", [](const at::Tensor& a, const at::Tensor& b) { return at::minimum(a, b); }},
-      {"remainder", [](const at::Tensor& a, const at::Tensor& b) { return at::remainder(a, b); }},
-      {"eq", [](const at::Tensor& a, const at::Tensor& b) { return at::eq(a, b); }},
-      {"ne", [](const at::Tensor& a, const at::Tensor& b) { return at::ne(a, b); }},
-      {"lt", [](const at::Tensor& a, const at::Tensor& b) { return at::lt(a, b); }},
-      {"le", [](const at::Tensor& a, const at::Tensor& b) { return at::le(a, b); }},
-      {"gt", [](const at::Tensor& a, const at::Tensor& b) { return at::gt(a, b); }},
-      {"ge", [](const at::Tensor& a, const at::Tensor& b) { return at::ge(a, b); }},
-      {"logical_and", [](const at::Tensor& a, const at::Tensor& b) { return at::logical_and(a, b); }},
-      {"logical_or", [](const at::Tensor& a, const at::Tensor& b) { return at::logical_or(a, b); }},
+const std::map<OpId, BinaryFn>& binary_table() {
+  static const std::map<OpId, BinaryFn> table = {
+      {OpId::Add, [](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); }},
+      {OpId::Sub, [](const at::Tensor& a, const at::Tensor& b) { return at::sub(a, b); }},
+      {OpId::Mul, [](const at::Tensor& a, const at::Tensor& b) { return at::mul(a, b); }},
+      {OpId::Div, [](const at::Tensor& a, const at::Tensor& b) { return at::div(a, b); }},
+      {OpId::Pow, [](const at::Tensor& a, const at::Tensor& b) { return at::pow(a, b); }},
+      {OpId::Maximum, [](const at::Tensor& a, const at::Tensor& b) { return at::maximum(a, b); }},
+      {OpId::Minimum, [](const at::Tensor& a, const at::Tensor& b) { return at::minimum(a, b); }},
+      {OpId::Remainder, [](const at::Tensor& a, const at::Tensor& b) { return at::remainder(a, b); }},
+      {OpId::Eq, [](const at::Tensor& a, const at::Tensor& b) { return at::eq(a, b); }},
+      {OpId::Ne, [](const at::Tensor& a, const at::Tensor& b) { return at::ne(a, b); }},
+      {OpId::Lt, [](const at::Tensor& a, const at::Tensor& b) { return at::lt(a, b); }},
+      {OpId::Le, [](const at::Tensor& a, const at::Tensor& b) { return at::le(a, b); }},
+      {OpId::Gt, [](const at::Tensor& a, const at::Tensor& b) { return at::gt(a, b); }},
+      {OpId::Ge, [](const at::Tensor& a, const at::Tensor& b) { return at::ge(a, b); }},
+      {OpId::LogicalAnd, [](const at::Tensor& a, const at::Tensor& b) { return at::logical_and(a, b); }},
+      {OpId::LogicalOr, [](const at::Tensor& a, const at::Tensor& b) { return at::logical_or(a, b); }},
   };
   return table;
 }
 
 // The ops that PyTorch runs through a Tensor-Scalar overload for `tensor op number`.
-const std::map<std::string, TensorScalarFn>& tensor_scalar_table() {
-  static const std::map<std::string, TensorScalarFn> table = {
-      {"add", [](const at::Tensor& a, const c10::Scalar& b) { return at::add(a, b); }},
-      {"sub", [](const at::Tensor& a, const c10::Scalar& b) { return at::sub(a, b); }},
-      {"mul", [](const at::Tensor& a, const c10::Scalar& b) { return at::mul(a, b); }},
-      {"div", [](const at::Tensor& a, const c10::Scalar& b) { return at::div(a, b); }},
-      {"pow", [](const at::Tensor& a, const c10::Scalar& b) { return at::pow(a, b); }},
-      {"remainder", [](const at::Tensor& a, const c10::Scalar& b) { return at::remainder(a, b); }},
-      {"eq", [](const at::Tensor& a, const c10::Scalar& b) { return at::eq(a, b); }},
-      {"ne", [](const at::Tensor& a, const c10::Scalar& b) { return at::ne(a, b); }},
-      {"lt", [](const at::Tensor& a, const c10::Scalar& b) { return at::lt(a, b); }},
-      {"le", [](const at::Tensor& a, const c10::Scalar& b) { return at::le(a, b); }},
-      {"gt", [](const at::Tensor& a, const c10::Scalar& b) { return at::gt(a, b); }},
-      {"ge", [](const at::Tensor& a, const c10::Scalar& b) { return at::ge(a, b); }},
+const std::map<OpId, TensorScalarFn>& tensor_scalar_table() {
+  static const std::map<OpId, TensorScalarFn> table = {
+      {OpId::Add, [](const at::Tensor& a, const c10::Scalar& b) { return at::add(a, b); }},
+      {OpId::Sub, [](const at::Tensor& a, const c10::Scalar& b) { return at::sub(a, b); }},
+      {OpId::Mul, [](const at::Tensor& a, const c10::Scalar& b) { return at::mul(a, b); }},
+      {OpId::Div, [](const at::Tensor& a, const c10::Scalar& b) { return at::div(a, b); }},
+      {OpId::Pow, [](const at::Tensor& a, const c10::Scalar& b) { return at::pow(a, b); }},
+      {OpId::Remainder, [](const at::Tensor& a, const c10::Scalar& b) { return at::remainder(a, b); }},
+      {OpId::Eq, [](const at::Tensor& a, const c10::Scalar& b) { return at::eq(a, b); }},
+      {OpId::Ne, [](const at::Tensor& a, const c10::Scalar& b) { return at::ne(a, b); }},
+      {OpId::Lt, [](const at::Tensor& a, const c10::Scalar& b) { return at::lt(a, b); }},
+      {OpId::Le, [](const at::Tensor& a, const c10::Scalar& b) { return at::le(a, b); }},
+      {OpId::Gt, [](const at::Tensor& a, const c10::Scalar& b) { return at::gt(a, b); }},
+      {OpId::Ge, [](const at::Tensor& a, const c10::Scalar& b) { return at::ge(a, b); }},
   };
   return table;
 }
 
 at::Tensor unary(const OpCall& c) {
   const at::Tensor& x = c.tensor(0);
-  if (c.op() == "gelu") return at::gelu(x, c.node.attr_string("approximate", "none"));
+  if (c.op() == OpId::Gelu) return at::gelu(x, c.node.attr_string("approximate", "none"));
   auto it = unary_table().find(c.op());
-  if (it == unary_table().end()) internal_error("aten: no unary op '" + c.op() + "'");
+  if (it == unary_table().end()) internal_error("aten: no unary op '" + op_name(c.op()) + "'");
   return it->second(x);
 }
 
 at::Tensor binary(const OpCall& c) {
-  const std::string& op = c.op();
+  const OpId op = c.op();
   bool n0 = c.is_number(0), n1 = c.is_number(1);
   if (n0 && n1) c.fail("needs at least one tensor operand, got two numbers");
   if (n1) {
@@ -144,10 +144,10 @@ at::Tensor binary(const OpCall& c) {
     if (it != tensor_scalar_table().end()) return it->second(c.tensor(0), c.number(1));
   }
   // `2 ** x` is pow's Scalar-Tensor overload in PyTorch, and `2 % x` remainder's.
-  if (n0 && op == "pow") return at::pow(c.number(0), c.tensor(1));
-  if (n0 && op == "remainder") return at::remainder(c.number(0), c.tensor(1));
+  if (n0 && op == OpId::Pow) return at::pow(c.number(0), c.tensor(1));
+  if (n0 && op == OpId::Remainder) return at::remainder(c.number(0), c.tensor(1));
   auto it = binary_table().find(op);
-  if (it == binary_table().end()) internal_error("aten: no binary op '" + op + "'");
+  if (it == binary_table().end()) internal_error("aten: no binary op '" + op_name(op) + "'");
   return it->second(c.tensor_or_wrapped(0), c.tensor_or_wrapped(1));
 }
 
@@ -173,7 +173,7 @@ at::Tensor in_place(const OpCall& c) {
   // The caller's tensor itself is updated (Tensor::add_ on the same TensorImpl), so graph
   // inputs and every alias of self see the change, as in PyTorch.
   at::Tensor self = c.tensor(0);
-  bool mul = c.op() == "mul_";
+  bool mul = c.op() == OpId::MulInPlace;
   if (c.is_number(1)) {
     c10::Scalar other = c.number(1);
     return mul ? self.mul_(other) : self.add_(other);
@@ -199,7 +199,7 @@ at::Tensor run_elementwise(const OpCall& call) {
     case OpClass::InPlace: return in_place(call);
     default: break;
   }
-  internal_error("aten: '" + call.op() + "' is not an elementwise op");
+  internal_error("aten: '" + op_name(call.op()) + "' is not an elementwise op");
 }
 
 }  // namespace gbc::aten_detail

@@ -34,46 +34,46 @@ std::vector<int64_t> pair_attr(const OpCall& c, const std::string& name, int64_t
 
 at::Tensor normalization(const OpCall& c) {
   const at::Tensor& x = c.tensor(0);
-  const std::string& op = c.op();
-  if (op == "softmax") return at::softmax(x, c.node.attr_int("dim", -1));
-  if (op == "log_softmax") return at::log_softmax(x, c.node.attr_int("dim", -1));
-  if (op == "layer_norm") {
+  const OpId op = c.op();
+  if (op == OpId::Softmax) return at::softmax(x, c.node.attr_int("dim", -1));
+  if (op == OpId::LogSoftmax) return at::log_softmax(x, c.node.attr_int("dim", -1));
+  if (op == OpId::LayerNorm) {
     std::vector<int64_t> shape = c.shape_attr("normalized_shape");
     return at::layer_norm(x, shape, optional_arg(c, 1), optional_arg(c, 2), c.node.attr_float("eps", 1e-5),
                           /*cudnn_enable=*/true);
   }
-  if (op == "batch_norm") {
+  if (op == OpId::BatchNorm) {
     // In training mode ATen updates running_mean and running_var (args 3 and 4) in place; they
     // are the caller's param tensors, so the update is visible after the run, as in PyTorch.
     return at::batch_norm(x, optional_arg(c, 1), optional_arg(c, 2), optional_arg(c, 3), optional_arg(c, 4),
                           c.node.attr_bool("training", false), c.node.attr_float("momentum", 0.1),
                           c.node.attr_float("eps", 1e-5), /*cudnn_enabled=*/true);
   }
-  internal_error("aten: '" + op + "' is not a normalization");
+  internal_error("aten: '" + op_name(op) + "' is not a normalization");
 }
 
 at::Tensor extern_op(const OpCall& c) {
-  const std::string& op = c.op();
-  if (op == "matmul") return at::matmul(c.tensor(0), c.tensor(1));
-  if (op == "bmm") return at::bmm(c.tensor(0), c.tensor(1));
-  if (op == "linear") return at::linear(c.tensor(0), c.tensor(1), optional_arg(c, 2));
-  if (op == "conv2d") {
+  const OpId op = c.op();
+  if (op == OpId::Matmul) return at::matmul(c.tensor(0), c.tensor(1));
+  if (op == OpId::Bmm) return at::bmm(c.tensor(0), c.tensor(1));
+  if (op == OpId::Linear) return at::linear(c.tensor(0), c.tensor(1), optional_arg(c, 2));
+  if (op == OpId::Conv2d) {
     return at::conv2d(c.tensor(0), c.tensor(1), optional_arg(c, 2), pair_attr(c, "stride", 1),
                       pair_attr(c, "padding", 0), pair_attr(c, "dilation", 1), c.node.attr_int("groups", 1));
   }
-  if (op == "max_pool2d" || op == "avg_pool2d") {
+  if (op == OpId::MaxPool2d || op == OpId::AvgPool2d) {
     // An absent stride is ATen's empty one, which means the kernel size.
     std::vector<int64_t> kernel = pair_attr(c, "kernel_size", 1);
     std::vector<int64_t> stride = c.node.attr_int_list("stride").value_or(std::vector<int64_t>{});
     const bool ceil_mode = c.node.attr_bool("ceil_mode", false);
-    if (op == "max_pool2d")
+    if (op == OpId::MaxPool2d)
       return at::max_pool2d(c.tensor(0), kernel, stride, pair_attr(c, "padding", 0), pair_attr(c, "dilation", 1), ceil_mode);
     c10::optional<int64_t> divisor;
     if (c.node.has_attr("divisor_override")) divisor = c.node.attr_int("divisor_override", 1);
     return at::avg_pool2d(c.tensor(0), kernel, stride, pair_attr(c, "padding", 0), ceil_mode,
                           c.node.attr_bool("count_include_pad", true), divisor);
   }
-  internal_error("aten: '" + op + "' is not an extern op");
+  internal_error("aten: '" + op_name(op) + "' is not an extern op");
 }
 
 }  // namespace
@@ -90,7 +90,7 @@ at::Tensor run_nn(const OpCall& call) {
     case OpClass::Custom: return run_custom_kernel(call.node.attr_string("name", ""), call.tensors());
     default: break;
   }
-  internal_error("aten: '" + call.op() + "' is not an nn op");
+  internal_error("aten: '" + op_name(call.op()) + "' is not an nn op");
 }
 
 }  // namespace gbc::aten_detail

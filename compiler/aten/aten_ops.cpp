@@ -21,19 +21,19 @@ namespace gbc {
 namespace aten_detail {
 
 bool OpCall::is_number(size_t i) const {
-  GBC_INTERNAL_ASSERT(i < args.size(), node.op + ": argument " + std::to_string(i) + " is missing");
+  GBC_INTERNAL_ASSERT(i < args.size(), op_name(node.op) + ": argument " + std::to_string(i) + " is missing");
   return args[i].is_scalar();
 }
 
 const at::Tensor& OpCall::tensor(size_t i) const {
   if (is_number(i))
     fail("argument " + std::to_string(i + 1) + " (" + args[i].scalar->str() + ") must be a tensor");
-  GBC_INTERNAL_ASSERT(args[i].tensor.defined(), node.op + ": argument " + std::to_string(i) + " has no value");
+  GBC_INTERNAL_ASSERT(args[i].tensor.defined(), op_name(node.op) + ": argument " + std::to_string(i) + " has no value");
   return args[i].tensor;
 }
 
 c10::Scalar OpCall::number(size_t i) const {
-  GBC_INTERNAL_ASSERT(is_number(i), node.op + ": argument " + std::to_string(i) + " is not a number");
+  GBC_INTERNAL_ASSERT(is_number(i), op_name(node.op) + ": argument " + std::to_string(i) + " is not a number");
   return to_aten(*args[i].scalar);
 }
 
@@ -142,7 +142,7 @@ at::Tensor nonzero(const OpCall& c) {
 std::vector<RtValue> dispatch(const Graph& graph, const Node& node, const std::vector<RtValue>& args,
                               const OpCall& call, std::ostream* print_sink) {
   const OpSchema* schema = find_op_schema(node.op);
-  GBC_INTERNAL_ASSERT(schema != nullptr, "no schema for op '" + node.op + "'");
+  GBC_INTERNAL_ASSERT(schema != nullptr, "no schema for op '" + op_name(node.op) + "'");
   if (is_generic_op(node)) return run_generic_op(node, args, call.device());
   switch (schema->cls) {
     case OpClass::Unary:
@@ -164,7 +164,7 @@ std::vector<RtValue> dispatch(const Graph& graph, const Node& node, const std::v
     case OpClass::Effect: print_node(graph, node, args, print_sink); return {};
     case OpClass::Control: break;
   }
-  internal_error("run_aten_node: '" + node.op + "' needs its blocks; run it with run_block");
+  internal_error("run_aten_node: '" + op_name(node.op) + "' needs its blocks; run it with run_block");
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ class OpCall {
   const std::vector<RtValue>& args;
   DimBindings& bindings;
 
-  const std::string& op() const { return node.op; }
+  OpId op() const { return node.op; }
   size_t num_args() const { return args.size(); }
   /// A number written in the model or a host scalar from `item`.
   bool is_number(size_t i) const;

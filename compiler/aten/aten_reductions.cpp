@@ -44,9 +44,9 @@ at::Tensor prod(const at::Tensor& x, bool all, std::vector<int64_t> dims, bool k
 
 at::Tensor run_reduction(const OpCall& c) {
   const at::Tensor& x = c.tensor(0);
-  const std::string& op = c.op();
+  const OpId op = c.op();
   bool keepdim = c.node.attr_bool("keepdim", false);
-  if (op == "argmax") {
+  if (op == OpId::Argmax) {
     if (c.node.has_attr("dim")) return at::argmax(x, c.node.attr_int("dim", 0), keepdim);
     return at::argmax(x, c10::nullopt, keepdim);
   }
@@ -55,20 +55,20 @@ at::Tensor run_reduction(const OpCall& c) {
   std::vector<int64_t> dims = all ? std::vector<int64_t>{} : *listed;
   // sum, mean and var take an optional list where nullopt means every dim (torch.sum(x)).
   at::OptionalIntArrayRef opt_dims = all ? at::OptionalIntArrayRef() : at::OptionalIntArrayRef(at::IntArrayRef(dims));
-  if (op == "sum") return at::sum(x, opt_dims, keepdim);
-  if (op == "mean") return at::mean(x, opt_dims, keepdim);
-  if (op == "var") {
+  if (op == OpId::Sum) return at::sum(x, opt_dims, keepdim);
+  if (op == OpId::Mean) return at::mean(x, opt_dims, keepdim);
+  if (op == OpId::Var) {
     int64_t correction = c.node.attr_int("correction", 1);
     // LibTorch 1.13 takes an optional<int64_t> correction, 2.x an optional<Scalar>; the optional
     // converts to either.
     return at::var(x, opt_dims, c10::optional<int64_t>(correction), keepdim);
   }
   // amax and amin read an empty list as every dim.
-  if (op == "amax") return at::amax(x, dims, keepdim);
-  if (op == "amin") return at::amin(x, dims, keepdim);
-  if (op == "logsumexp") return at::logsumexp(x, all ? all_dims(x.dim()) : dims, keepdim);
-  if (op == "prod") return prod(x, all, dims, keepdim);
-  internal_error("aten: '" + op + "' is not a reduction");
+  if (op == OpId::Amax) return at::amax(x, dims, keepdim);
+  if (op == OpId::Amin) return at::amin(x, dims, keepdim);
+  if (op == OpId::Logsumexp) return at::logsumexp(x, all ? all_dims(x.dim()) : dims, keepdim);
+  if (op == OpId::Prod) return prod(x, all, dims, keepdim);
+  internal_error("aten: '" + op_name(op) + "' is not a reduction");
 }
 
 }  // namespace gbc::aten_detail

@@ -15,7 +15,7 @@ float half(float v) { return static_cast<float>(c10::Half(v)); }
 // One probe: x (a float16 tensor element) op s (a number), with values where rounding s to
 // float16 first changes the float16 (or bool) result.
 struct Probe {
-  const char* op;
+  OpId op;
   float x, s;
   std::function<at::Tensor(const at::Tensor&, double)> aten;
   std::function<float(float, float)> math;  // in float32, the result then rounded to float16
@@ -24,16 +24,16 @@ struct Probe {
 
 AtenSemantics probe(c10::Device device) {
   const std::vector<Probe> probes = {
-      {"add", -0.1001f, 0.1f, [](const at::Tensor& t, double s) { return t.add(s); }, [](float a, float b) { return a + b; }},
-      {"sub", 0.1001f, 0.1f, [](const at::Tensor& t, double s) { return t.sub(s); }, [](float a, float b) { return a - b; }},
-      {"mul", 1.5f, 0.1f, [](const at::Tensor& t, double s) { return t.mul(s); }, [](float a, float b) { return a * b; }},
-      {"div", 1.5f, 0.1f, [](const at::Tensor& t, double s) { return t.div(s); }, [](float a, float b) { return a / b; }},
-      {"eq", 0.1f, 0.1f, [](const at::Tensor& t, double s) { return t.eq(s); }, [](float a, float b) { return float(a == b); }, true},
-      {"ne", 0.1f, 0.1f, [](const at::Tensor& t, double s) { return t.ne(s); }, [](float a, float b) { return float(a != b); }, true},
-      {"lt", 0.1f, 0.1f, [](const at::Tensor& t, double s) { return t.lt(s); }, [](float a, float b) { return float(a < b); }, true},
-      {"le", 0.1001f, 0.1f, [](const at::Tensor& t, double s) { return t.le(s); }, [](float a, float b) { return float(a <= b); }, true},
-      {"gt", 0.1001f, 0.1f, [](const at::Tensor& t, double s) { return t.gt(s); }, [](float a, float b) { return float(a > b); }, true},
-      {"ge", 0.1f, 0.1f, [](const at::Tensor& t, double s) { return t.ge(s); }, [](float a, float b) { return float(a >= b); }, true},
+      {OpId::Add, -0.1001f, 0.1f, [](const at::Tensor& t, double s) { return t.add(s); }, [](float a, float b) { return a + b; }},
+      {OpId::Sub, 0.1001f, 0.1f, [](const at::Tensor& t, double s) { return t.sub(s); }, [](float a, float b) { return a - b; }},
+      {OpId::Mul, 1.5f, 0.1f, [](const at::Tensor& t, double s) { return t.mul(s); }, [](float a, float b) { return a * b; }},
+      {OpId::Div, 1.5f, 0.1f, [](const at::Tensor& t, double s) { return t.div(s); }, [](float a, float b) { return a / b; }},
+      {OpId::Eq, 0.1f, 0.1f, [](const at::Tensor& t, double s) { return t.eq(s); }, [](float a, float b) { return float(a == b); }, true},
+      {OpId::Ne, 0.1f, 0.1f, [](const at::Tensor& t, double s) { return t.ne(s); }, [](float a, float b) { return float(a != b); }, true},
+      {OpId::Lt, 0.1f, 0.1f, [](const at::Tensor& t, double s) { return t.lt(s); }, [](float a, float b) { return float(a < b); }, true},
+      {OpId::Le, 0.1001f, 0.1f, [](const at::Tensor& t, double s) { return t.le(s); }, [](float a, float b) { return float(a <= b); }, true},
+      {OpId::Gt, 0.1001f, 0.1f, [](const at::Tensor& t, double s) { return t.gt(s); }, [](float a, float b) { return float(a > b); }, true},
+      {OpId::Ge, 0.1f, 0.1f, [](const at::Tensor& t, double s) { return t.ge(s); }, [](float a, float b) { return float(a >= b); }, true},
   };
   AtenSemantics semantics;
   for (const Probe& p : probes) {

@@ -10,6 +10,8 @@
 #include <set>
 #include <string>
 
+#include "compiler/ir/op_id.h"
+
 namespace gbc {
 
 struct AtenSemantics {
@@ -17,7 +19,7 @@ struct AtenSemantics {
   /// to a float16/bfloat16 tensor as float32 (opmath), instead of rounding it to the tensor's dtype
   /// first. LibTorch 1.13's CPU kernels round it for every op; 2.x keeps it for mul and div
   /// (1.5 * 0.1 is 0.15002 in float16 there, 0.14990 in 1.13) and rounds it for add and sub.
-  std::set<std::string> half_numbers_in_float32;
+  std::set<OpId> half_numbers_in_float32;
 };
 
 /// Probed on the first call for each device type (one-element ops there), then cached. A device

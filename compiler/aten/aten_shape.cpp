@@ -14,26 +14,26 @@ namespace {
 
 at::Tensor view(const OpCall& c) {
   const at::Tensor& x = c.tensor(0);
-  const std::string& op = c.op();
+  const OpId op = c.op();
   const Node& n = c.node;
-  if (op == "reshape") return x.reshape(c.shape_attr("shape"));
-  if (op == "permute") {
+  if (op == OpId::Reshape) return x.reshape(c.shape_attr("shape"));
+  if (op == OpId::Permute) {
     auto dims = n.attr_int_list("dims");
     if (!dims) c.fail("needs dims");
     return x.permute(*dims);
   }
-  if (op == "transpose") return x.transpose(n.attr_int("dim0", 0), n.attr_int("dim1", 0));
-  if (op == "expand") return x.expand(c.shape_attr("size"));
-  if (op == "squeeze") return n.has_attr("dim") ? x.squeeze(n.attr_int("dim", 0)) : x.squeeze();
-  if (op == "unsqueeze") return x.unsqueeze(n.attr_int("dim", 0));
-  if (op == "slice") {
+  if (op == OpId::Transpose) return x.transpose(n.attr_int("dim0", 0), n.attr_int("dim1", 0));
+  if (op == OpId::Expand) return x.expand(c.shape_attr("size"));
+  if (op == OpId::Squeeze) return n.has_attr("dim") ? x.squeeze(n.attr_int("dim", 0)) : x.squeeze();
+  if (op == OpId::Unsqueeze) return x.unsqueeze(n.attr_int("dim", 0));
+  if (op == OpId::Slice) {
     // An absent end is the dim's end (Python's x[start:]); ATen clamps out-of-range bounds.
     c10::optional<int64_t> end;
     if (n.has_attr("end")) end = n.attr_int("end", 0);
     return at::slice(x, n.attr_int("dim", 0), n.attr_int("start", 0), end, n.attr_int("step", 1));
   }
-  if (op == "flatten") return x.flatten(n.attr_int("start_dim", 0), n.attr_int("end_dim", -1));
-  internal_error("aten: '" + op + "' is not a view op");
+  if (op == OpId::Flatten) return x.flatten(n.attr_int("start_dim", 0), n.attr_int("end_dim", -1));
+  internal_error("aten: '" + op_name(op) + "' is not a view op");
 }
 
 at::Tensor full(const OpCall& c) {
@@ -54,7 +54,7 @@ at::Tensor run_shape(const OpCall& call) {
     case OpClass::Creation: return full(call);
     default: break;
   }
-  internal_error("aten: '" + call.op() + "' is not a shape op");
+  internal_error("aten: '" + op_name(call.op()) + "' is not a shape op");
 }
 
 }  // namespace gbc::aten_detail

@@ -13,9 +13,9 @@
 namespace gbc {
 
 OpError::OpError(const Node& node, const std::string& message)
-    : std::runtime_error(node.loc.str() + ": " + node.op + ": " + message),
+    : std::runtime_error(node.loc.str() + ": " + op_name(node.op) + ": " + message),
       loc_(node.loc),
-      op_(node.op),
+      op_(op_name(node.op)),
       message_(message) {}
 
 DimBindings bind_dims(const Graph& graph, const std::vector<at::Tensor>& inputs) {
@@ -111,7 +111,7 @@ void set_value(const Node& node, ValueId id, RtValue value, std::vector<RtValue>
 void run_nodes(const Graph& graph, const Block& block, std::vector<RtValue>& env, DimBindings& bindings,
                const EagerOptions& options, c10::Device device) {
   for (const Node& node : block.nodes) {
-    if (node.op == "if") {
+    if (node.op == OpId::If) {
       GBC_INTERNAL_ASSERT(node.blocks.size() == 2 && node.args.size() == 1, "malformed if node");
       const Arg& a = node.args[0];
       bool taken = predicate(node, a.is_value() ? lookup(graph, env, a.value) : RtValue::of(a.scalar));

@@ -378,7 +378,7 @@ class NncBackend : public Backend {
     for_each_node(graph_.body, [&](const Node& n) {
       const OpSchema* s = find_op_schema(n.op);
       if (s && s->cls == OpClass::Extern) ++stats_.extern_calls;
-      if (s && (s->cls == OpClass::InPlace || (n.op == "batch_norm" && n.attr_bool("training", false))))
+      if (s && (s->cls == OpClass::InPlace || (n.op == OpId::BatchNorm && n.attr_bool("training", false))))
         mutates_inputs_ = true;
     });
 

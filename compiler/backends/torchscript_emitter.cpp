@@ -125,7 +125,7 @@ class Emitter {
     TorchScriptLine l;
     if (origin) {
       l.loc = origin->loc;
-      l.op = origin->op;
+      l.op = op_name(origin->op);
     }
     out_.lines.push_back(std::move(l));
   }
@@ -210,15 +210,15 @@ class Emitter {
 
   void emit_node(const Node& n, int indent) {
     const OpSchema* schema = find_op_schema(n.op);
-    if (!schema) internal_error("torchscript: no schema for op '" + n.op + "'");
-    const std::string& op = n.op;
+    if (!schema) internal_error("torchscript: no schema for op '" + op_name(n.op) + "'");
+    const OpId op = n.op;
     auto arg = [&](size_t i) { return operand(n.args.at(i)); };
     switch (schema->cls) {
       case OpClass::Unary:
-        if (op == "gelu")
+        if (op == OpId::Gelu)
           return assign(indent, n, "torch.gelu(" + arg(0) + ", approximate=" +
                                        torchscript_string_literal(n.attr_string("approximate", "none")) + ")");
-        return assign(indent, n, "torch." + op + "(" + arg(0) + ")");
+        return assign(indent, n, "torch." + op_name(op) + "(" + arg(0) + ")");
       case OpClass::Binary: return assign(indent, n, binary(n));
       case OpClass::Where: {
         DType dt = result_type({promotion_operand(g_, n.args[1]), promotion_operand(g_, n.args[2])});
@@ -288,10 +288,10 @@ class Emitter {
         std::string rhs = operand(other);
         if (is_number_arg(g_, other) && number_kind(g_, other) == ScalarKind::Bool)
           rhs = number_tensor(other, result_type({promotion_operand(g_, n.args[0]), promotion_operand(g_, other)}));
-        return assign(indent, n, arg(0) + "." + op + "(" + rhs + ")");
+        return assign(indent, n, arg(0) + "." + op_name(op) + "(" + rhs + ")");
       }
     }
-    internal_error("torchscript: op '" + op + "' has no TorchScript form");
+    internal_error("torchscript: op '" + op_name(op) + "' has no TorchScript form");
   }
 
   void emit_if(const Node& n, int indent) {
@@ -325,12 +325,12 @@ class Emitter {
   }
 
   std::string binary(const Node& n) const {
-    static const std::set<std::string> scalar_overload = {"add", "sub", "mul", "div", "pow",  "remainder",
-                                                          "eq",  "ne",  "lt",  "le",  "gt",   "ge"};
-    static const std::map<std::string, std::string> mirrored = {{"add", "add"}, {"mul", "mul"}, {"eq", "eq"},
-                                                                {"ne", "ne"},   {"lt", "gt"},   {"le", "ge"},
-                                                                {"gt", "lt"},   {"ge", "le"}};
-    const std::string& op = n.op;
+    static const std::set<OpId> scalar_overload = {OpId::Add, OpId::Sub, OpId::Mul, OpId::Div, OpId::Pow, OpId::Remainder,
+                                                   OpId::Eq,  OpId::Ne,  OpId::Lt,  OpId::Le,  OpId::Gt,  OpId::Ge};
+    static const std::map<OpId, std::string> mirrored = {{OpId::Add, "add"}, {OpId::Mul, "mul"}, {OpId::Eq, "eq"},
+                                                         {OpId::Ne, "ne"},   {OpId::Lt, "gt"},   {OpId::Le, "ge"},
+                                                         {OpId::Gt, "lt"},   {OpId::Ge, "le"}};
+    const OpId op = n.op;
     const Arg& a = n.args[0];
     const Arg& b = n.args[1];
     bool na = is_number_arg(g_, a), nb = is_number_arg(g_, b);
@@ -339,25 +339,25 @@ class Emitter {
       return "torch." + name + "(" + x + ", " + y + ")";
     };
     if (!na && nb && scalar_overload.count(op) && number_kind(g_, b) != ScalarKind::Bool)
-      return call(op, operand(a), operand(b));
+      return call(op_name(op), operand(a), operand(b));
     if (na && !nb && number_kind(g_, a) != ScalarKind::Bool) {
       // ATen's Scalar overloads take the tensor first; these rewrites compute the same values
       // (IEEE add, mul and comparisons are symmetric; rsub, pow.Scalar and remainder.Scalar_Tensor
       // wrap the number exactly as the eager call does).
       if (auto it = mirrored.find(op); it != mirrored.end()) return call(it->second, operand(b), operand(a));
-      if (op == "sub") return call("rsub", operand(b), operand(a));
-      if (op == "pow" || op == "remainder") return call(op, operand(a), operand(b));
+      if (op == OpId::Sub) return call("rsub", operand(b), operand(a));
+      if (op == OpId::Pow || op == OpId::Remainder) return call(op_name(op), operand(a), operand(b));
     }
-    return call(op, tensor_operand(a, promoted), tensor_operand(b, promoted));
+    return call(op_name(op), tensor_operand(a, promoted), tensor_operand(b, promoted));
   }
 
   std::string reduction(const Node& n) const {
-    const std::string& op = n.op;
+    const OpId op = n.op;
     std::string x = operand(n.args[0]);
     int64_t rank = static_cast<int64_t>(g_.type(n.args[0].value).rank());
     bool keepdim = n.attr_bool("keepdim", false);
     std::string kd = py_bool(keepdim);
-    if (op == "argmax") {
+    if (op == OpId::Argmax) {
       std::string d = n.has_attr("dim") ? std::to_string(n.attr_int("dim", 0)) : "None";
       return "torch.argmax(" + x + ", " + d + ", " + kd + ")";
     }
@@ -366,19 +366,19 @@ class Emitter {
     std::vector<int64_t> dims = all ? std::vector<int64_t>{} : *listed;
     std::vector<int64_t> every(static_cast<size_t>(rank));
     std::iota(every.begin(), every.end(), int64_t{0});
-    if (op == "sum" || op == "mean") {
-      if (all && !keepdim) return "torch." + op + "(" + x + ")";
+    if (op == OpId::Sum || op == OpId::Mean) {
+      if (all && !keepdim) return "torch." + op_name(op) + "(" + x + ")";
       // A 0-d tensor accepts dim 0.
-      return "torch." + op + "(" + x + ", " + int_list(all ? (rank ? every : std::vector<int64_t>{0}) : dims) +
+      return "torch." + op_name(op) + "(" + x + ", " + int_list(all ? (rank ? every : std::vector<int64_t>{0}) : dims) +
              ", " + kd + ")";
     }
-    if (op == "var")
+    if (op == OpId::Var)
       return "torch.var(" + x + ", " + (all ? std::string("None") : int_list(dims)) +
              ", correction=" + std::to_string(n.attr_int("correction", 1)) + ", keepdim=" + kd + ")";
     // amax and amin read an empty list as every dim; logsumexp needs them listed.
-    if (op == "amax" || op == "amin") return "torch." + op + "(" + x + ", " + int_list(dims) + ", " + kd + ")";
-    if (op == "logsumexp") return "torch.logsumexp(" + x + ", " + int_list(all ? every : dims) + ", " + kd + ")";
-    if (op == "prod") {
+    if (op == OpId::Amax || op == OpId::Amin) return "torch." + op_name(op) + "(" + x + ", " + int_list(dims) + ", " + kd + ")";
+    if (op == OpId::Logsumexp) return "torch.logsumexp(" + x + ", " + int_list(all ? every : dims) + ", " + kd + ")";
+    if (op == OpId::Prod) {
       // ATen's prod takes one dim: reduce one at a time, highest first, so that the remaining
       // indices stay valid when keepdim is false (what the eager reference does too).
       if (all && !keepdim) return "torch.prod(" + x + ")";
@@ -392,7 +392,7 @@ class Emitter {
       for (int64_t d : dims) s = "torch.prod(" + s + ", " + std::to_string(d) + ", " + kd + ")";
       return s;
     }
-    internal_error("torchscript: '" + op + "' is not a reduction");
+    internal_error("torchscript: '" + op_name(op) + "' is not a reduction");
   }
 
   std::string optional_arg(const Node& n, size_t i) const {
@@ -400,11 +400,11 @@ class Emitter {
   }
 
   std::string normalization(const Node& n) const {
-    const std::string& op = n.op;
+    const OpId op = n.op;
     std::string x = operand(n.args[0]);
-    if (op == "softmax" || op == "log_softmax")
-      return "torch." + op + "(" + x + ", " + std::to_string(n.attr_int("dim", -1)) + ")";
-    if (op == "layer_norm")
+    if (op == OpId::Softmax || op == OpId::LogSoftmax)
+      return "torch." + op_name(op) + "(" + x + ", " + std::to_string(n.attr_int("dim", -1)) + ")";
+    if (op == OpId::LayerNorm)
       return "torch.layer_norm(" + x + ", " + shape(*n.attr_shape("normalized_shape"), n) + ", " + optional_arg(n, 1) +
              ", " + optional_arg(n, 2) + ", " + torchscript_float_literal(n.attr_float("eps", 1e-5)) + ")";
     // cudnn_enabled as torch.nn.functional.batch_norm passes it (torch.backends.cudnn.enabled).
@@ -418,11 +418,11 @@ class Emitter {
   }
 
   std::string extern_call(const Node& n) const {
-    const std::string& op = n.op;
+    const OpId op = n.op;
     if (is_generic_op(n))  // imported models (docs/importing.md): nnc and trace cannot run them yet
       throw std::invalid_argument("the TorchScript emitter does not write generic ATen ops (" + generic_op_name(n) + ")");
-    if (op == "matmul" || op == "bmm") return "torch." + op + "(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ")";
-    if (op == "linear")
+    if (op == OpId::Matmul || op == OpId::Bmm) return "torch." + op_name(op) + "(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ")";
+    if (op == OpId::Linear)
       return "torch.linear(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ", " + optional_arg(n, 2) + ")";
     // conv2d and the pools: an int stride/padding/dilation applies to both spatial dims.
     auto pair = [&](const char* name, int64_t fallback) {
@@ -430,11 +430,11 @@ class Emitter {
       if (v.size() == 1) v.push_back(v[0]);
       return int_list(v);
     };
-    if (op == "max_pool2d" || op == "avg_pool2d") {
+    if (op == OpId::MaxPool2d || op == OpId::AvgPool2d) {
       const std::string stride = n.has_attr("stride") ? pair("stride", 1) : "[]";  // []: the kernel size
-      std::string call = "torch." + op + "(" + operand(n.args[0]) + ", " + pair("kernel_size", 1) + ", " + stride + ", " +
+      std::string call = "torch." + op_name(op) + "(" + operand(n.args[0]) + ", " + pair("kernel_size", 1) + ", " + stride + ", " +
                          pair("padding", 0) + ", ";
-      if (op == "max_pool2d") return call + pair("dilation", 1) + ", " + py_bool(n.attr_bool("ceil_mode", false)) + ")";
+      if (op == OpId::MaxPool2d) return call + pair("dilation", 1) + ", " + py_bool(n.attr_bool("ceil_mode", false)) + ")";
       return call + py_bool(n.attr_bool("ceil_mode", false)) + ", " + py_bool(n.attr_bool("count_include_pad", true)) + ", " +
              (n.has_attr("divisor_override") ? std::to_string(n.attr_int("divisor_override", 1)) : "None") + ")";
     }
@@ -444,27 +444,27 @@ class Emitter {
   }
 
   std::string view(const Node& n) const {
-    const std::string& op = n.op;
+    const OpId op = n.op;
     std::string x = operand(n.args[0]);
-    if (op == "reshape") return "torch.reshape(" + x + ", " + shape(*n.attr_shape("shape"), n) + ")";
-    if (op == "permute") return "torch.permute(" + x + ", " + int_list(*n.attr_int_list("dims")) + ")";
-    if (op == "transpose")
+    if (op == OpId::Reshape) return "torch.reshape(" + x + ", " + shape(*n.attr_shape("shape"), n) + ")";
+    if (op == OpId::Permute) return "torch.permute(" + x + ", " + int_list(*n.attr_int_list("dims")) + ")";
+    if (op == OpId::Transpose)
       return "torch.transpose(" + x + ", " + std::to_string(n.attr_int("dim0", 0)) + ", " +
              std::to_string(n.attr_int("dim1", 0)) + ")";
-    if (op == "expand") return x + ".expand(" + shape(*n.attr_shape("size"), n) + ")";
-    if (op == "squeeze")
+    if (op == OpId::Expand) return x + ".expand(" + shape(*n.attr_shape("size"), n) + ")";
+    if (op == OpId::Squeeze)
       return n.has_attr("dim") ? "torch.squeeze(" + x + ", " + std::to_string(n.attr_int("dim", 0)) + ")"
                                : "torch.squeeze(" + x + ")";
-    if (op == "unsqueeze") return "torch.unsqueeze(" + x + ", " + std::to_string(n.attr_int("dim", 0)) + ")";
-    if (op == "slice") {
+    if (op == OpId::Unsqueeze) return "torch.unsqueeze(" + x + ", " + std::to_string(n.attr_int("dim", 0)) + ")";
+    if (op == OpId::Slice) {
       std::string end = n.has_attr("end") ? std::to_string(n.attr_int("end", 0)) : "None";
       return "torch.slice(" + x + ", " + std::to_string(n.attr_int("dim", 0)) + ", " +
              std::to_string(n.attr_int("start", 0)) + ", " + end + ", " + std::to_string(n.attr_int("step", 1)) + ")";
     }
-    if (op == "flatten")
+    if (op == OpId::Flatten)
       return "torch.flatten(" + x + ", " + std::to_string(n.attr_int("start_dim", 0)) + ", " +
              std::to_string(n.attr_int("end_dim", -1)) + ")";
-    internal_error("torchscript: '" + op + "' is not a view op");
+    internal_error("torchscript: '" + op_name(op) + "' is not a view op");
   }
 
   const Graph& g_;
@@ -483,7 +483,7 @@ const TorchScriptLine* TorchScriptProgram::line(int number) const {
 }
 
 TorchScriptEmitError::TorchScriptEmitError(const Node& node, const std::string& message)
-    : std::runtime_error(node.op + ": " + message), loc_(node.loc), op_(node.op) {}
+    : std::runtime_error(op_name(node.op) + ": " + message), loc_(node.loc), op_(op_name(node.op)) {}
 
 TorchScriptProgram emit_torchscript(const Graph& graph, const TorchScriptOptions& options) {
   return Emitter(graph, options).run();

@@ -15,14 +15,14 @@ GenericOpEffectsReader& effects_slot() {
 
 }  // namespace
 
-bool is_generic_op(const Node& node) { return node.op == kGenericOp; }
+bool is_generic_op(const Node& node) { return node.op == OpId::Generic; }
 
 std::string generic_op_name(const Node& node) {
   std::string schema = node.attr_string(kGenericSchemaAttr, "");
   return schema.substr(0, schema.find('('));
 }
 
-std::string op_display_name(const Node& node) { return is_generic_op(node) ? generic_op_name(node) : node.op; }
+std::string op_display_name(const Node& node) { return is_generic_op(node) ? generic_op_name(node) : op_name(node.op); }
 
 GenericOpEffects generic_op_effects(const Node& node) {
   if (effects_slot()) return effects_slot()(node);

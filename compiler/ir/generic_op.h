@@ -14,7 +14,6 @@
 
 namespace gbc {
 
-inline constexpr const char* kGenericOp = "aten";
 inline constexpr const char* kGenericSchemaAttr = "schema";
 
 bool is_generic_op(const Node& node);

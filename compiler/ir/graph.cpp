@@ -97,7 +97,7 @@ int64_t Node::attr_int(const std::string& name, int64_t fallback) const {
   if (auto b = std::get_if<bool>(v)) return *b;
   if (auto s = std::get_if<Scalar>(v)) return s->to_int();
   if (auto l = std::get_if<std::vector<int64_t>>(v); l && l->size() == 1) return (*l)[0];
-  internal_error(op + ": attribute '" + name + "' is not an int");
+  internal_error(op_name(op) + ": attribute '" + name + "' is not an int");
 }
 
 double Node::attr_float(const std::string& name, double fallback) const {
@@ -106,21 +106,21 @@ double Node::attr_float(const std::string& name, double fallback) const {
   if (auto d = std::get_if<double>(v)) return *d;
   if (auto i = std::get_if<int64_t>(v)) return static_cast<double>(*i);
   if (auto s = std::get_if<Scalar>(v)) return s->to_double();
-  internal_error(op + ": attribute '" + name + "' is not a number");
+  internal_error(op_name(op) + ": attribute '" + name + "' is not a number");
 }
 
 bool Node::attr_bool(const std::string& name, bool fallback) const {
   const AttrValue* v = attr(name);
   if (!v) return fallback;
   if (auto b = std::get_if<bool>(v)) return *b;
-  internal_error(op + ": attribute '" + name + "' is not a bool");
+  internal_error(op_name(op) + ": attribute '" + name + "' is not a bool");
 }
 
 std::string Node::attr_string(const std::string& name, const std::string& fallback) const {
   const AttrValue* v = attr(name);
   if (!v) return fallback;
   if (auto s = std::get_if<std::string>(v)) return *s;
-  internal_error(op + ": attribute '" + name + "' is not a string");
+  internal_error(op_name(op) + ": attribute '" + name + "' is not a string");
 }
 
 std::optional<std::vector<int64_t>> Node::attr_int_list(const std::string& name) const {
@@ -131,12 +131,12 @@ std::optional<std::vector<int64_t>> Node::attr_int_list(const std::string& name)
   if (auto s = std::get_if<SymShape>(v)) {
     std::vector<int64_t> out;
     for (const auto& d : *s) {
-      if (!d.is_const()) internal_error(op + ": attribute '" + name + "' has a symbolic entry");
+      if (!d.is_const()) internal_error(op_name(op) + ": attribute '" + name + "' has a symbolic entry");
       out.push_back(d.value());
     }
     return out;
   }
-  internal_error(op + ": attribute '" + name + "' is not an int list");
+  internal_error(op_name(op) + ": attribute '" + name + "' is not an int list");
 }
 
 std::optional<SymShape> Node::attr_shape(const std::string& name) const {
@@ -145,14 +145,14 @@ std::optional<SymShape> Node::attr_shape(const std::string& name) const {
   if (auto s = std::get_if<SymShape>(v)) return *s;
   if (auto l = std::get_if<std::vector<int64_t>>(v)) return const_shape(*l);
   if (auto i = std::get_if<int64_t>(v)) return SymShape{*i};
-  internal_error(op + ": attribute '" + name + "' is not a shape");
+  internal_error(op_name(op) + ": attribute '" + name + "' is not a shape");
 }
 
 std::optional<DType> Node::attr_dtype(const std::string& name) const {
   const AttrValue* v = attr(name);
   if (!v) return std::nullopt;
   if (auto d = std::get_if<DType>(v)) return *d;
-  internal_error(op + ": attribute '" + name + "' is not a dtype");
+  internal_error(op_name(op) + ": attribute '" + name + "' is not a dtype");
 }
 
 std::optional<Scalar> Node::attr_scalar(const std::string& name) const {
@@ -162,7 +162,7 @@ std::optional<Scalar> Node::attr_scalar(const std::string& name) const {
   if (auto d = std::get_if<double>(v)) return Scalar::from_float(*d);
   if (auto i = std::get_if<int64_t>(v)) return Scalar::from_int(*i);
   if (auto b = std::get_if<bool>(v)) return Scalar::from_bool(*b);
-  internal_error(op + ": attribute '" + name + "' is not a number");
+  internal_error(op_name(op) + ": attribute '" + name + "' is not a number");
 }
 
 ValueId Graph::add_value(std::string name, ValueType type, SourceLoc loc) {

@@ -19,6 +19,7 @@
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/dim.h"
 #include "compiler/ir/dtype.h"
+#include "compiler/ir/op_id.h"
 
 namespace gbc {
 
@@ -86,7 +87,7 @@ struct Block {
 };
 
 struct Node {
-  std::string op;
+  OpId op = OpId::Unknown;  // op_name(op) is its name in models, explain and repro files
   std::vector<Arg> args;
   std::map<std::string, AttrValue> attrs;
   std::vector<ValueId> outputs;  // empty for nodes that produce nothing (print)

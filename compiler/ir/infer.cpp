@@ -22,7 +22,7 @@ class Inferrer {
   Inferrer(Graph& g, Node& n, Diagnostics& d) : g_(g), n_(n), d_(d), schema_(find_op_schema(n.op)) {}
 
   bool run() {
-    GBC_INTERNAL_ASSERT(schema_ != nullptr, "no schema for op '" + n_.op + "'");
+    GBC_INTERNAL_ASSERT(schema_ != nullptr, "no schema for op '" + op_name(n_.op) + "'");
     // Unknown arguments come from nodes that already reported an error: stay quiet.
     for (const auto& a : n_.args)
       if (a.is_value() && !g_.type(a.value).known()) return set_unknown();
@@ -70,7 +70,7 @@ class Inferrer {
   }
 
   std::nullopt_t error(const std::string& message, const std::string& hint = "") {
-    d_.error(n_.loc, n_.op + ": " + message, hint);
+    d_.error(n_.loc, op_name(n_.op) + ": " + message, hint);
     failed_ = true;
     return std::nullopt;
   }
@@ -197,8 +197,8 @@ std::optional<ValueType> Inferrer::infer() {
     case OpClass::Reduction: return reduction();
     case OpClass::Normalization: return normalization();
     case OpClass::Extern:
-      if (n_.op == "conv2d") return conv2d();
-      if (n_.op == "max_pool2d" || n_.op == "avg_pool2d") return pool2d();
+      if (n_.op == OpId::Conv2d) return conv2d();
+      if (n_.op == OpId::MaxPool2d || n_.op == OpId::AvgPool2d) return pool2d();
       return matmul_like();
     case OpClass::View: return view();
     case OpClass::Cat: return cat();
@@ -220,12 +220,12 @@ std::optional<ValueType> Inferrer::infer() {
 std::optional<ValueType> Inferrer::unary() {
   if (!check_arg_kinds()) return std::nullopt;
   const ValueType& x = tensor(0);
-  const std::string& op = n_.op;
-  static const std::vector<std::string> to_float = {"exp",  "log",  "log1p",   "expm1", "sqrt", "rsqrt",
-                                                   "sin",  "cos",  "tanh",    "sigmoid", "erf", "reciprocal"};
-  static const std::vector<std::string> float_only = {"gelu", "silu"};
-  static const std::vector<std::string> no_bool = {"neg", "abs", "relu", "floor", "ceil", "round"};
-  if (op == "logical_not") return ValueType::tensor(DType::Bool, x.shape);
+  const OpId op = n_.op;
+  static const std::vector<OpId> to_float = {OpId::Exp, OpId::Log, OpId::Log1p,   OpId::Expm1, OpId::Sqrt, OpId::Rsqrt,
+                                             OpId::Sin, OpId::Cos, OpId::Tanh,    OpId::Sigmoid, OpId::Erf, OpId::Reciprocal};
+  static const std::vector<OpId> float_only = {OpId::Gelu, OpId::Silu};
+  static const std::vector<OpId> no_bool = {OpId::Neg, OpId::Abs, OpId::Relu, OpId::Floor, OpId::Ceil, OpId::Round};
+  if (op == OpId::LogicalNot) return ValueType::tensor(DType::Bool, x.shape);
   if (std::find(to_float.begin(), to_float.end(), op) != to_float.end())
     return ValueType::tensor(is_floating(x.dtype) ? x.dtype : DType::Float32, x.shape);
   if (std::find(float_only.begin(), float_only.end(), op) != float_only.end()) {
@@ -233,24 +233,25 @@ std::optional<ValueType> Inferrer::unary() {
     return x;
   }
   if (x.dtype == DType::Bool && std::find(no_bool.begin(), no_bool.end(), op) != no_bool.end())
-    return error("is not defined for bool tensors", op == "neg" ? "use logical_not to invert a mask"
+    return error("is not defined for bool tensors", op == OpId::Neg ? "use logical_not to invert a mask"
                                                                 : "cast to an integer or float dtype first");
   return x;
 }
 
 std::optional<ValueType> Inferrer::binary() {
   if (is_number(0) && is_number(1)) return error("needs at least one tensor operand, got two numbers");
-  const std::string& op = n_.op;
+  const OpId op = n_.op;
   auto shape = broadcast_all({0, 1});
   if (!shape) return std::nullopt;
-  static const std::vector<std::string> compare = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"};
+  static const std::vector<OpId> compare = {OpId::Eq, OpId::Ne, OpId::Lt,         OpId::Le,
+                                            OpId::Gt, OpId::Ge, OpId::LogicalAnd, OpId::LogicalOr};
   if (std::find(compare.begin(), compare.end(), op) != compare.end()) return ValueType::tensor(DType::Bool, *shape);
   DType dt = result_type({operand(0), operand(1)});
-  if (op == "sub" && (operand(0).dtype == DType::Bool || operand(1).dtype == DType::Bool))
+  if (op == OpId::Sub && (operand(0).dtype == DType::Bool || operand(1).dtype == DType::Bool))
     return error("subtraction with a bool operand is not supported", "use logical_xor-style logic, or cast to int first");
-  if ((op == "remainder" || op == "pow") && dt == DType::Bool)
+  if ((op == OpId::Remainder || op == OpId::Pow) && dt == DType::Bool)
     return error("is not defined for bool operands", "cast to an integer or float dtype first");
-  if (op == "div" && !is_floating(dt)) dt = DType::Float32;
+  if (op == OpId::Div && !is_floating(dt)) dt = DType::Float32;
   return ValueType::tensor(dt, *shape);
 }
 
@@ -283,7 +284,7 @@ std::optional<ValueType> Inferrer::clamp() {
 std::optional<ValueType> Inferrer::reduction() {
   if (!check_arg_kinds()) return std::nullopt;
   const ValueType& x = tensor(0);
-  const std::string& op = n_.op;
+  const OpId op = n_.op;
   int64_t rank = static_cast<int64_t>(x.rank());
   bool keepdim = n_.attr_bool("keepdim", false);
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
@@ -302,21 +303,21 @@ std::optional<ValueType> Inferrer::reduction() {
     std::fill(reduced.begin(), reduced.end(), true);
   }
   DType dt = x.dtype;
-  if (op == "sum" || op == "prod") {
+  if (op == OpId::Sum || op == OpId::Prod) {
     if (!is_floating(dt)) dt = DType::Int64;
-  } else if (op == "mean" || op == "var" || op == "logsumexp") {
+  } else if (op == OpId::Mean || op == OpId::Var || op == OpId::Logsumexp) {
     if (!require_floating(0)) return std::nullopt;
-  } else if (op == "argmax") {
+  } else if (op == OpId::Argmax) {
     if (x.dtype == DType::Bool) return error("is not defined for bool tensors");
     dt = DType::Int64;
-  } else if (op == "amax" || op == "amin") {
+  } else if (op == OpId::Amax || op == OpId::Amin) {
     // Reducing a size-0 dim has no identity for max/min; ATen raises at run time.
     for (int64_t i = 0; i < rank; ++i)
       if (reduced[static_cast<size_t>(i)] && g_.dims.min_of(x.shape[static_cast<size_t>(i)]) == 0)
         return error("cannot reduce dim " + std::to_string(i) + " of size " + x.shape[static_cast<size_t>(i)].str() +
                      ", which can be 0");
   }
-  if (op == "argmax" && all && !keepdim) return ValueType::tensor(dt, {});
+  if (op == OpId::Argmax && all && !keepdim) return ValueType::tensor(dt, {});
   SymShape out;
   for (int64_t i = 0; i < rank; ++i) {
     if (!reduced[static_cast<size_t>(i)]) out.push_back(x.shape[static_cast<size_t>(i)]);
@@ -329,11 +330,11 @@ std::optional<ValueType> Inferrer::normalization() {
   if (!check_arg_kinds() || !require_floating(0)) return std::nullopt;
   const ValueType& x = tensor(0);
   int64_t rank = static_cast<int64_t>(x.rank());
-  if (n_.op == "softmax" || n_.op == "log_softmax") {
+  if (n_.op == OpId::Softmax || n_.op == OpId::LogSoftmax) {
     if (!dim_in_range(n_.attr_int("dim", -1), rank)) return std::nullopt;
     return x;
   }
-  if (n_.op == "layer_norm") {
+  if (n_.op == OpId::LayerNorm) {
     SymShape ns = *n_.attr_shape("normalized_shape");
     if (ns.size() > x.rank())
       return error("normalized_shape " + shape_str(ns) + " has more dims than the input " + shape_str(x.shape));
@@ -387,14 +388,14 @@ std::optional<ValueType> Inferrer::matmul_like() {
   const SymShape& b = tensor(1).shape;
   const std::string inner_hint = "the last dim of the first operand must equal the second-to-last dim of the second (" +
                                  shape_str(a) + " @ " + shape_str(b) + ")";
-  if (n_.op == "bmm") {
+  if (n_.op == OpId::Bmm) {
     if (a.size() != 3 || b.size() != 3)
       return error("needs two 3-d tensors, got " + shape_str(a) + " and " + shape_str(b), "use matmul for other ranks");
     if (!dims_equal(a[0], b[0], "batch sizes differ", "both operands need the same dim 0")) return std::nullopt;
     if (!dims_equal(a[2], b[1], "inner dimensions differ", inner_hint)) return std::nullopt;
     return ValueType::tensor(tensor(0).dtype, {a[0], a[1], b[2]});
   }
-  if (n_.op == "linear") {
+  if (n_.op == OpId::Linear) {
     if (a.empty() || b.size() != 2)
       return error("needs input [..., in_features] and weight [out_features, in_features], got " + shape_str(a) +
                    " and " + shape_str(b));
@@ -495,9 +496,9 @@ std::optional<ValueType> Inferrer::pool2d() {
     if (kernel[k] < 1 || stride[k] < 1 || dilation[k] < 1 || padding[k] < 0)
       return error("kernel_size, stride and dilation must be >= 1 and padding >= 0");
     const int64_t extent = dilation[k] * (kernel[k] - 1) + 1;
-    if (padding[k] > (n_.op == "max_pool2d" ? extent : kernel[k]) / 2)
+    if (padding[k] > (n_.op == OpId::MaxPool2d ? extent : kernel[k]) / 2)
       return error("padding (" + std::to_string(padding[k]) + ") must be at most half the kernel size (" +
-                   std::to_string(n_.op == "max_pool2d" ? extent : kernel[k]) + ")",
+                   std::to_string(n_.op == OpId::MaxPool2d ? extent : kernel[k]) + ")",
                    "PyTorch requires it too; pad the input with a separate op for more");
     const DimExpr& in = x[x.size() - 2 + k];
     DimExpr span = in + 2 * padding[k] - extent;
@@ -519,8 +520,8 @@ std::optional<ValueType> Inferrer::view() {
   const ValueType& x = tensor(0);
   const SymShape& s = x.shape;
   int64_t rank = static_cast<int64_t>(s.size());
-  const std::string& op = n_.op;
-  if (op == "reshape") {
+  const OpId op = n_.op;
+  if (op == OpId::Reshape) {
     SymShape target = *n_.attr_shape("shape");
     int infer_at = -1;
     DimExpr known = 1;
@@ -551,7 +552,7 @@ std::optional<ValueType> Inferrer::view() {
       return std::nullopt;
     return ValueType::tensor(x.dtype, target);
   }
-  if (op == "permute") {
+  if (op == OpId::Permute) {
     auto dims = *n_.attr_int_list("dims");
     if (static_cast<int64_t>(dims.size()) != rank)
       return error("dims " + dims_str(dims) + " must list each of the " + std::to_string(rank) + " dims once");
@@ -566,7 +567,7 @@ std::optional<ValueType> Inferrer::view() {
     }
     return ValueType::tensor(x.dtype, out);
   }
-  if (op == "transpose") {
+  if (op == OpId::Transpose) {
     auto d0 = dim_in_range(n_.attr_int("dim0", 0), rank, "dim0");
     if (!d0) return std::nullopt;
     auto d1 = dim_in_range(n_.attr_int("dim1", 0), rank, "dim1");
@@ -575,7 +576,7 @@ std::optional<ValueType> Inferrer::view() {
     if (rank > 0) std::swap(out[static_cast<size_t>(*d0)], out[static_cast<size_t>(*d1)]);
     return ValueType::tensor(x.dtype, out);
   }
-  if (op == "expand") {
+  if (op == OpId::Expand) {
     SymShape size = *n_.attr_shape("size");
     if (size.size() < s.size())
       return error("size " + shape_str(size) + " has fewer dims than the input " + shape_str(s));
@@ -600,7 +601,7 @@ std::optional<ValueType> Inferrer::view() {
     }
     return ValueType::tensor(x.dtype, out);
   }
-  if (op == "squeeze") {
+  if (op == OpId::Squeeze) {
     SymShape out;
     if (n_.has_attr("dim")) {
       auto d = dim_in_range(n_.attr_int("dim", 0), rank);
@@ -627,14 +628,14 @@ std::optional<ValueType> Inferrer::view() {
     }
     return ValueType::tensor(x.dtype, out);
   }
-  if (op == "unsqueeze") {
+  if (op == OpId::Unsqueeze) {
     auto d = dim_in_range(n_.attr_int("dim", 0), rank + 1);
     if (!d) return std::nullopt;
     SymShape out = s;
     out.insert(out.begin() + *d, DimExpr(1));
     return ValueType::tensor(x.dtype, out);
   }
-  if (op == "slice") {
+  if (op == OpId::Slice) {
     if (rank == 0) return error("cannot slice a 0-d tensor");
     auto d = dim_in_range(n_.attr_int("dim", 0), rank);
     if (!d) return std::nullopt;

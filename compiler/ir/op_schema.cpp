@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "compiler/ir/diagnostics.h"
+
 namespace gbc {
 namespace {
 
@@ -173,6 +175,16 @@ std::vector<OpSchema> build_table() {
                  "a kernel from gbcheck's built-in registry; meta: same_as_input tells compilers its output type"));
   t.push_back(op("add_", OpClass::InPlace, 2, 2, TN, {}, "add_(self, other)", "in-place add into self"));
   t.push_back(op("mul_", OpClass::InPlace, 2, 2, TN, {}, "mul_(self, other)", "in-place multiply into self"));
+
+  // OpId lists the same ops in the same order, so op_schema(id) is an index.
+  GBC_INTERNAL_ASSERT(t.size() == kOpIdCount, "op_id.h lists " + std::to_string(kOpIdCount) + " ops, the schema table " +
+                                                  std::to_string(t.size()));
+  for (size_t i = 0; i < t.size(); ++i) {
+    t[i].id = static_cast<OpId>(i);
+    GBC_INTERNAL_ASSERT(op_name(t[i].id) == t[i].name,
+                        "op_id.h names op " + std::to_string(i) + " '" + op_name(t[i].id) + "', the schema table '" +
+                            t[i].name + "'");
+  }
   return t;
 }
 
@@ -222,6 +234,13 @@ const OpSchema* find_op_schema(std::string_view name) {
   return nullptr;
 }
 
+const OpSchema* find_op_schema(OpId id) { return id == OpId::Unknown ? nullptr : &op_schema(id); }
+
+const OpSchema& op_schema(OpId id) {
+  GBC_INTERNAL_ASSERT(id != OpId::Unknown, "no schema for an unknown op");
+  return all_op_schemas()[static_cast<size_t>(id)];
+}
+
 std::string closest_name(std::string_view name, const std::vector<std::string>& candidates) {
   std::string best;
   size_t best_distance = std::numeric_limits<size_t>::max();
@@ -247,9 +266,6 @@ bool is_elementwise(OpClass cls) {
          cls == OpClass::Cast;
 }
 
-bool is_elementwise_op(std::string_view name) {
-  const OpSchema* s = find_op_schema(name);
-  return s && is_elementwise(s->cls);
-}
+bool is_elementwise_op(OpId op) { return op != OpId::Unknown && is_elementwise(op_schema(op).cls); }
 
 }  // namespace gbc

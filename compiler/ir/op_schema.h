@@ -1,7 +1,7 @@
 // The ops of model format v1: their arity, attributes (names follow the ATen signature) and class.
 // One table (op_schema.cpp) is the single source the frontend validates against, the docs list,
 // and the fuzzer draws from. Each op's semantics live in compiler/aten (eager) and compiler/kernel
-// (fused); its result type in infer.cpp.
+// (fused); its result type in infer.cpp. Each op's typed identity is in op_id.h, in this table's order.
 #pragma once
 
 #include <optional>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/ir/graph.h"
+#include "compiler/ir/op_id.h"
 
 namespace gbc {
 
@@ -62,6 +63,7 @@ struct AttrSpec {
 enum class ArgKind : uint8_t { Tensor, TensorOrNumber };
 
 struct OpSchema {
+  OpId id = OpId::Unknown;
   std::string name;
   OpClass cls;
   int min_args = 1;
@@ -77,6 +79,8 @@ struct OpSchema {
 
 const std::vector<OpSchema>& all_op_schemas();
 const OpSchema* find_op_schema(std::string_view name);
+const OpSchema* find_op_schema(OpId id);  // nullptr for OpId::Unknown
+const OpSchema& op_schema(OpId id);       // id must not be OpId::Unknown
 /// The op's name closest to `name` by edit distance, for "did you mean" hints ("" if none close).
 std::string closest_op_name(std::string_view name);
 std::string closest_name(std::string_view name, const std::vector<std::string>& candidates);
@@ -84,6 +88,6 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
 /// True for ops whose every output element depends only on the same (broadcast) element of the
 /// inputs: Unary, Binary, Where, Clamp, Cast.
 bool is_elementwise(OpClass cls);
-bool is_elementwise_op(std::string_view op);
+bool is_elementwise_op(OpId op);
 
 }  // namespace gbc

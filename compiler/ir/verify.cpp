@@ -38,16 +38,16 @@ class Verifier {
   void visit(const Block& block) {
     for (const auto& n : block.nodes) {
       const OpSchema* schema = find_op_schema(n.op);
-      if (!schema) fail("unknown op '" + n.op + "'");
+      if (!schema) fail("unknown op '" + op_name(n.op) + "'");
       for (const auto& a : n.args)
-        if (a.is_value()) use(a.value, n.op);
+        if (a.is_value()) use(a.value, op_name(n.op));
       for (const auto& b : n.blocks) {
         visit(b);
-        for (ValueId r : b.results) use(r, n.op + " block result");
+        for (ValueId r : b.results) use(r, op_name(n.op) + " block result");
       }
       for (ValueId o : n.outputs) {
-        define(o, n.op);
-        if (!g_.type(o).known()) fail("output '" + g_.name_of(o) + "' of " + n.op + " has no type");
+        define(o, op_name(n.op));
+        if (!g_.type(o).known()) fail("output '" + g_.name_of(o) + "' of " + op_name(n.op) + " has no type");
       }
     }
   }

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir/op_id.h"
+
 namespace gbc {
 
 enum class InjectedFault : uint8_t {
@@ -37,6 +39,6 @@ std::string fault_name(InjectedFault fault);
 inline constexpr const char* kCrashFaultOp = "sigmoid";
 /// The op kind whose lowering into a fused kernel fails an internal assertion under
 /// InjectedFault::Assert (the compiler's own bug: the check reports it as internal-error).
-inline constexpr const char* kAssertFaultOp = "tanh";
+inline constexpr OpId kAssertFaultOp = OpId::Tanh;
 
 }  // namespace gbc

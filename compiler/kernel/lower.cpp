@@ -94,7 +94,7 @@ class Lowerer {
     for (size_t k = 0; k < group_.nodes.size(); ++k) {
       node_ = static_cast<int>(k);
       const Node& node = block_.nodes.at(group_.nodes[k]);
-      out_.kernel.node_names.push_back(node.outputs.empty() ? node.op : g_.name_of(node.output()));
+      out_.kernel.node_names.push_back(node.outputs.empty() ? op_name(node.op) : g_.name_of(node.output()));
       out_.kernel.node_locs.push_back(node.loc);
       ExprPtr value = is_elementwise_op(node.op) ? lower_elementwise(node) : lower_reduction(node);
       // A node whose value is an operand's expression unchanged still gets one of its own.
@@ -279,11 +279,11 @@ class Lowerer {
     const OpSchema* schema = find_op_schema(node.op);
     switch (schema->cls) {
       case OpClass::Unary: {
-        if (node.op == "logical_not") return op("logical_not", DType::Bool, {ops[0].expr});
+        if (node.op == OpId::LogicalNot) return op("logical_not", DType::Bool, {ops[0].expr});
         GBC_INTERNAL_ASSERT(options_.fault != InjectedFault::Assert || node.op != kAssertFaultOp,
-                            "lower: " + node.op + "'s operand has no compute dtype (--inject-fault assert)");
-        std::string name = node.op;
-        if (name == "gelu" && node.attr_string("approximate", "none") == "tanh") name = "gelu_tanh";
+                            "lower: " + op_name(node.op) + "'s operand has no compute dtype (--inject-fault assert)");
+        std::string name = op_name(node.op);
+        if (node.op == OpId::Gelu && node.attr_string("approximate", "none") == "tanh") name = "gelu_tanh";
         return op(name, ct, {as(ops[0], out)});
       }
       case OpClass::Binary: return lower_binary(node, ops, out);
@@ -307,28 +307,29 @@ class Lowerer {
       case OpClass::Cast: return convert(ops[0].expr, ops[0].dtype, out);
       default: break;
     }
-    internal_error("lower: '" + node.op + "' is not elementwise");
+    internal_error("lower: '" + op_name(node.op) + "' is not elementwise");
   }
 
   ExprPtr lower_binary(const Node& node, const std::vector<Operand>& ops, DType out) {
-    const std::string& name = node.op;
+    const OpId id = node.op;
     DType common = result_type({ops[0].promotion, ops[1].promotion});
-    static const std::vector<std::string> boolean = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"};
-    const bool keep = options_.half_numbers_in_float32.count(name) != 0;
-    if (std::find(boolean.begin(), boolean.end(), name) != boolean.end())
-      return op(name, DType::Bool, {as(ops[0], common, keep), as(ops[1], common, keep)});
+    static const std::vector<OpId> boolean = {OpId::Eq, OpId::Ne, OpId::Lt,         OpId::Le,
+                                              OpId::Gt, OpId::Ge, OpId::LogicalAnd, OpId::LogicalOr};
+    const bool keep = options_.half_numbers_in_float32.count(id) != 0;
+    if (std::find(boolean.begin(), boolean.end(), id) != boolean.end())
+      return op(op_name(id), DType::Bool, {as(ops[0], common, keep), as(ops[1], common, keep)});
     // Arithmetic computes in the result type (true division of integers in float32: `out`).
-    if (name == "pow" && ops[1].is_number()) return lower_pow_number(ops[0], ops[1].number, out);
+    if (id == OpId::Pow && ops[1].is_number()) return lower_pow_number(ops[0], ops[1].number, out);
     if (options_.fault == InjectedFault::Const && is_floating(out) && (ops[0].is_number() || ops[1].is_number()) &&
-        (name == "add" || name == "sub" || name == "mul" || name == "div"))
-      return op(name, compute_dtype(out), {wrong_constant(ops[0], out), wrong_constant(ops[1], out)});
-    if (options_.fault == InjectedFault::NanDrop && is_floating(out) && (name == "maximum" || name == "minimum")) {
+        (id == OpId::Add || id == OpId::Sub || id == OpId::Mul || id == OpId::Div))
+      return op(op_name(id), compute_dtype(out), {wrong_constant(ops[0], out), wrong_constant(ops[1], out)});
+    if (options_.fault == InjectedFault::NanDrop && is_floating(out) && (id == OpId::Maximum || id == OpId::Minimum)) {
       // A compare-and-select: when the first operand is NaN the comparison is false and it is lost.
       ExprPtr a = as(ops[0], out), b = as(ops[1], out);
-      ExprPtr first = op(name == "maximum" ? "gt" : "lt", DType::Bool, {a, b});
+      ExprPtr first = op(id == OpId::Maximum ? "gt" : "lt", DType::Bool, {a, b});
       return op("where", compute_dtype(out), {first, a, b});
     }
-    return op(name, compute_dtype(out), {as(ops[0], out, keep), as(ops[1], out, keep)});
+    return op(op_name(id), compute_dtype(out), {as(ops[0], out, keep), as(ops[1], out, keep)});
   }
 
   // InjectedFault::Const: a number operand lowered 2^-7 of its magnitude (at least 2^-7) too large.
@@ -392,23 +393,23 @@ class Lowerer {
     Operand in = operand(node, 0, Level::Full);
     DType in_dt = in.dtype, ci = compute_dtype(in_dt);
     DType out = g_.type(node.output()).dtype;
-    const std::string& name = node.op;
-    if (name == "sum" || name == "prod") {
+    const OpId id = node.op;
+    if (id == OpId::Sum || id == OpId::Prod) {
       DType acc = is_floating(in_dt) ? float_acc(in_dt) : DType::Int64;
-      ExprPtr r = add_stage(name == "sum" ? kir::Combine::Sum : kir::Combine::Prod, acc, convert(in.expr, in_dt, acc));
+      ExprPtr r = add_stage(id == OpId::Sum ? kir::Combine::Sum : kir::Combine::Prod, acc, convert(in.expr, in_dt, acc));
       return convert(r, acc, out);
     }
     const double inf = std::numeric_limits<double>::infinity();
-    if (name == "amax") return add_stage(kir::Combine::Max, ci, drop_nan(in.expr, ci, -inf));
-    if (name == "amin") return add_stage(kir::Combine::Min, ci, drop_nan(in.expr, ci, inf));
-    if (name == "argmax") return add_stage(kir::Combine::ArgMax, ci, in.expr);
+    if (id == OpId::Amax) return add_stage(kir::Combine::Max, ci, drop_nan(in.expr, ci, -inf));
+    if (id == OpId::Amin) return add_stage(kir::Combine::Min, ci, drop_nan(in.expr, ci, inf));
+    if (id == OpId::Argmax) return add_stage(kir::Combine::ArgMax, ci, in.expr);
     DType acc = float_acc(in_dt);
     ExprPtr x = convert(in.expr, in_dt, acc);
-    if (name == "mean") {
+    if (id == OpId::Mean) {
       ExprPtr sum = add_stage(kir::Combine::Sum, acc, x);
       return convert(op("div", acc, {sum, reduced_count(acc)}), acc, out);
     }
-    if (name == "var") {
+    if (id == OpId::Var) {
       // Two passes (mean, then squared deviations) in the wide accumulator; ATen divides by
       // max(n - correction, 0).
       ExprPtr n = reduced_count(acc);
@@ -419,7 +420,7 @@ class Lowerer {
       ExprPtr divisor = op("maximum", acc, {op("sub", acc, {n, constant(acc, correction)}), constant(acc, 0.0)});
       return convert(op("div", acc, {m2, divisor}), acc, out);
     }
-    if (name == "logsumexp") {
+    if (id == OpId::Logsumexp) {
       // As ATen: an infinite maximum is replaced by 0 before shifting, so all -inf gives -inf.
       ExprPtr m = add_stage(kir::Combine::Max, ci, in.expr);
       ExprPtr inf = constant(ci, std::numeric_limits<double>::infinity());
@@ -428,7 +429,7 @@ class Lowerer {
       ExprPtr s = add_stage(kir::Combine::Sum, acc, convert(e, ci, acc));
       return op("add", ci, {convert(op("log", acc, {s}), acc, ci), shift});
     }
-    internal_error("lower: '" + name + "' is not a reduction");
+    internal_error("lower: '" + op_name(id) + "' is not a reduction");
   }
 
   void add_stores() {

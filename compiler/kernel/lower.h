@@ -39,7 +39,7 @@ struct LowerOptions {
   InjectedFault fault = InjectedFault::None;  // --inject-fault (fault_injection.h); lowering holds const, nan-drop and assert
   // Binary ops whose numbers next to float16/bfloat16 tensors stay float32 instead of being rounded
   // to the tensor's dtype: what ATen does for them (compiler/aten/aten_semantics.h; the runtime asks).
-  std::set<std::string> half_numbers_in_float32;
+  std::set<OpId> half_numbers_in_float32;
 };
 
 LoweredKernel lower_group(const Graph& graph, const Block& block, const FusionGroup& group,

@@ -32,7 +32,7 @@ struct Classified {
 
 Classified classify(const Node& node) {
   const OpSchema* schema = find_op_schema(node.op);
-  GBC_INTERNAL_ASSERT(schema != nullptr, "partition: no schema for op '" + node.op + "'");
+  GBC_INTERNAL_ASSERT(schema != nullptr, "partition: no schema for op '" + op_name(node.op) + "'");
   auto eager = [](std::string reason) { return Classified{NodeClass::Eager, std::move(reason), true}; };
   auto library = [](std::string reason, bool barrier = false) {
     return Classified{NodeClass::Library, std::move(reason), barrier};
@@ -46,7 +46,7 @@ Classified classify(const Node& node) {
     case OpClass::Reduction: return {NodeClass::Reduction, "", false};
     case OpClass::Extern: return {NodeClass::Extern, "", false};
     case OpClass::Normalization:
-      if (node.op == "batch_norm" && node.attr_bool("training", false))
+      if (node.op == OpId::BatchNorm && node.attr_bool("training", false))
         return library("batch_norm in training mode updates its running stats", true);
       return library("not decomposed into primitives");
     case OpClass::View: return library("view op");
@@ -64,7 +64,7 @@ Classified classify(const Node& node) {
     case OpClass::DataDependent: return eager("output size depends on the data");
     case OpClass::InPlace: return eager("in-place update of its first argument");
   }
-  internal_error("partition: unhandled op class for '" + node.op + "'");
+  internal_error("partition: unhandled op class for '" + op_name(node.op) + "'");
 }
 
 bool shapes_equal(const DimSpace& dims, const SymShape& a, const SymShape& b) {
@@ -215,7 +215,7 @@ class Partitioner {
       } else if (first_reduction && (shapes_equal(g_.dims, info.out_shape, keep_shape) ||
                                      shapes_equal(g_.dims, info.out_shape, kept_shape))) {
         level[m] = Level::Outer;
-      } else if (block_.nodes[m].op == "to" && broadcasts_into(info.out_shape, full) && used_only_by(m, is_member)) {
+      } else if (block_.nodes[m].op == OpId::To && broadcasts_into(info.out_shape, full) && used_only_by(m, is_member)) {
         level[m] = Level::Broadcast;
       } else {
         return std::nullopt;
@@ -434,7 +434,7 @@ std::vector<int> reduced_dims_of(const Graph& graph, const Node& node) {
   std::vector<int> dims;
   if (rank == 0) return dims;
   std::optional<std::vector<int64_t>> listed;
-  if (node.op == "argmax") {
+  if (node.op == OpId::Argmax) {
     if (node.has_attr("dim")) listed = std::vector<int64_t>{node.attr_int("dim", 0)};
   } else {
     listed = node.attr_int_list("dim");
@@ -471,7 +471,7 @@ std::string print_partition(const Graph& graph, const Block& block, const Partit
         std::string members;
         for (size_t m : g.nodes) {
           const Node& node = block.nodes[m];
-          members += (members.empty() ? "" : ", ") + (node.outputs.empty() ? node.op : graph.name_of(node.output()));
+          members += (members.empty() ? "" : ", ") + (node.outputs.empty() ? op_name(node.op) : graph.name_of(node.output()));
         }
         out += "kernel " + std::to_string(step.index) +
                (g.kind == FusionGroup::Kind::Pointwise ? " pointwise [" : " reduction [") + members +

@@ -120,20 +120,20 @@ std::optional<Scalar> with_c_type(DType compute, F&& f) {
 // kernels compute float32 in float32).
 template <typename T>
 std::optional<T> transcendental(const Node& n, T x) {
-  const std::string& op = n.op;
-  if (op == "exp") return std::exp(x);
-  if (op == "log") return std::log(x);
-  if (op == "log1p") return std::log1p(x);
-  if (op == "expm1") return std::expm1(x);
-  if (op == "sqrt") return std::sqrt(x);
-  if (op == "rsqrt") return T(1) / std::sqrt(x);
-  if (op == "sin") return std::sin(x);
-  if (op == "cos") return std::cos(x);
-  if (op == "tanh") return std::tanh(x);
-  if (op == "erf") return std::erf(x);
-  if (op == "sigmoid") return T(1) / (T(1) + std::exp(-x));
-  if (op == "silu") return x / (T(1) + std::exp(-x));
-  if (op == "gelu") {
+  const OpId op = n.op;
+  if (op == OpId::Exp) return std::exp(x);
+  if (op == OpId::Log) return std::log(x);
+  if (op == OpId::Log1p) return std::log1p(x);
+  if (op == OpId::Expm1) return std::expm1(x);
+  if (op == OpId::Sqrt) return std::sqrt(x);
+  if (op == OpId::Rsqrt) return T(1) / std::sqrt(x);
+  if (op == OpId::Sin) return std::sin(x);
+  if (op == OpId::Cos) return std::cos(x);
+  if (op == OpId::Tanh) return std::tanh(x);
+  if (op == OpId::Erf) return std::erf(x);
+  if (op == OpId::Sigmoid) return T(1) / (T(1) + std::exp(-x));
+  if (op == OpId::Silu) return x / (T(1) + std::exp(-x));
+  if (op == OpId::Gelu) {
     if (n.attr_string("approximate", "none") == "tanh") {
       const T beta = static_cast<T>(M_SQRT2 * M_2_SQRTPI * 0.5);
       const T kappa = static_cast<T>(0.044715);
@@ -147,63 +147,63 @@ std::optional<T> transcendental(const Node& n, T x) {
 // Unary ops; the exact ones (negation, rounding, ...) through the kernel prelude.
 template <typename T>
 std::optional<T> unary(const Node& n, T x) {
-  const std::string& op = n.op;
+  const OpId op = n.op;
   if constexpr (std::is_same_v<T, bool>) {
     return std::nullopt;
   } else {
-    if (op == "neg") return gbc_neg(x);
-    if (op == "abs") return gbc_abs(x);
-    if (op == "relu") return gbc_relu(x);
-    if (op == "floor") return gbc_floor(x);
-    if (op == "ceil") return gbc_ceil(x);
-    if (op == "round") return gbc_round(x);
+    if (op == OpId::Neg) return gbc_neg(x);
+    if (op == OpId::Abs) return gbc_abs(x);
+    if (op == OpId::Relu) return gbc_relu(x);
+    if (op == OpId::Floor) return gbc_floor(x);
+    if (op == OpId::Ceil) return gbc_ceil(x);
+    if (op == OpId::Round) return gbc_round(x);
     if constexpr (std::is_floating_point_v<T>) {
-      if (op == "reciprocal") return gbc_reciprocal(x);
+      if (op == OpId::Reciprocal) return gbc_reciprocal(x);
       // sign(NaN) is 0 in LibTorch 1.13 and NaN in later versions.
-      if (op == "sign") return std::isnan(x) ? std::nullopt : std::optional<T>(gbc_sign(x));
+      if (op == OpId::Sign) return std::isnan(x) ? std::nullopt : std::optional<T>(gbc_sign(x));
       return transcendental(n, x);
     } else {
-      if (op == "sign") return gbc_sign(x);
+      if (op == OpId::Sign) return gbc_sign(x);
       return std::nullopt;
     }
   }
 }
 
 template <typename T>
-std::optional<T> binary(const std::string& op, T a, T b) {
+std::optional<T> binary(OpId op, T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
-    if (op == "add" || op == "maximum") return a || b;
-    if (op == "mul" || op == "minimum") return a && b;
+    if (op == OpId::Add || op == OpId::Maximum) return a || b;
+    if (op == OpId::Mul || op == OpId::Minimum) return a && b;
     return std::nullopt;
   } else {
-    if (op == "add") return gbc_add(a, b);
-    if (op == "sub") return gbc_sub(a, b);
-    if (op == "mul") return gbc_mul(a, b);
-    if (op == "maximum") return gbc_maximum(a, b);
-    if (op == "minimum") return gbc_minimum(a, b);
+    if (op == OpId::Add) return gbc_add(a, b);
+    if (op == OpId::Sub) return gbc_sub(a, b);
+    if (op == OpId::Mul) return gbc_mul(a, b);
+    if (op == OpId::Maximum) return gbc_maximum(a, b);
+    if (op == OpId::Minimum) return gbc_minimum(a, b);
     if constexpr (std::is_floating_point_v<T>) {
-      if (op == "div") return gbc_div(a, b);
-      if (op == "pow") return gbc_pow(a, b);
-      if (op == "remainder") return gbc_remainder(a, b);
+      if (op == OpId::Div) return gbc_div(a, b);
+      if (op == OpId::Pow) return gbc_pow(a, b);
+      if (op == OpId::Remainder) return gbc_remainder(a, b);
     } else {
       // ATen raises for negative integer powers and integer remainder by zero.
       if constexpr (std::is_signed_v<T>) {
-        if (op == "pow" && b < 0) return std::nullopt;
+        if (op == OpId::Pow && b < 0) return std::nullopt;
       }
-      if (op == "pow") return gbc_pow(a, b);
-      if (op == "remainder" && b != 0) return gbc_remainder(a, b);
+      if (op == OpId::Pow) return gbc_pow(a, b);
+      if (op == OpId::Remainder && b != 0) return gbc_remainder(a, b);
     }
     return std::nullopt;
   }
 }
 
 template <typename T>
-bool compare(const std::string& op, T a, T b) {
-  if (op == "eq") return a == b;
-  if (op == "ne") return a != b;
-  if (op == "lt") return a < b;
-  if (op == "le") return a <= b;
-  if (op == "gt") return a > b;
+bool compare(OpId op, T a, T b) {
+  if (op == OpId::Eq) return a == b;
+  if (op == OpId::Ne) return a != b;
+  if (op == OpId::Lt) return a < b;
+  if (op == OpId::Le) return a <= b;
+  if (op == OpId::Gt) return a > b;
   return a >= b;
 }
 
@@ -211,10 +211,10 @@ bool compare(const std::string& op, T a, T b) {
 std::optional<Scalar> evaluate(const Graph& g, const Node& n, const std::vector<Operand>& ops) {
   DType out = g.type(n.output()).dtype;
   const OpSchema* schema = find_op_schema(n.op);
-  const std::string& op = n.op;
+  const OpId op = n.op;
   switch (schema->cls) {
     case OpClass::Unary:
-      if (op == "logical_not") return Scalar::from_bool(!truthy(ops[0].value));
+      if (op == OpId::LogicalNot) return Scalar::from_bool(!truthy(ops[0].value));
       return with_c_type(compute_dtype(out), [&](auto t) -> std::optional<Scalar> {
         using T = decltype(t);
         auto x = operand_in<T>(ops[0], out);
@@ -224,9 +224,9 @@ std::optional<Scalar> evaluate(const Graph& g, const Node& n, const std::vector<
         return stored(*r, out);
       });
     case OpClass::Binary: {
-      if (op == "logical_and") return Scalar::from_bool(truthy(ops[0].value) && truthy(ops[1].value));
-      if (op == "logical_or") return Scalar::from_bool(truthy(ops[0].value) || truthy(ops[1].value));
-      bool is_compare = op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge";
+      if (op == OpId::LogicalAnd) return Scalar::from_bool(truthy(ops[0].value) && truthy(ops[1].value));
+      if (op == OpId::LogicalOr) return Scalar::from_bool(truthy(ops[0].value) || truthy(ops[1].value));
+      bool is_compare = op == OpId::Eq || op == OpId::Ne || op == OpId::Lt || op == OpId::Le || op == OpId::Gt || op == OpId::Ge;
       DType common = is_compare ? result_type({promotion_operand(g, n.args[0]), promotion_operand(g, n.args[1])}) : out;
       return with_c_type(compute_dtype(common), [&](auto t) -> std::optional<Scalar> {
         using T = decltype(t);
@@ -316,7 +316,7 @@ class Folder {
       for (auto& a : n.args)
         if (a.is_value()) a.value = resolve(a.value);
       for (auto& b : n.blocks) visit(b);
-      if (n.op == "full") {
+      if (n.op == OpId::Full) {
         record_full(n);
       } else if (std::optional<Node> folded = fold(n)) {
         n = std::move(*folded);
@@ -360,27 +360,27 @@ class Folder {
     if (!value) return std::nullopt;
     const ValueType& t = g_.type(n.output());
     Attrs attrs = {{"shape", t.shape}, {"value", *value}, {"dtype", t.dtype}};
-    return make_node_into(g_, n.output(), "full", {}, std::move(attrs), n.loc);
+    return make_node_into(g_, n.output(), OpId::Full, {}, std::move(attrs), n.loc);
   }
 
   // Whether `c` leaves the other operand of n unchanged in n's compute dtype; c_is_rhs: it is
   // the second operand.
-  bool is_identity(const std::string& op, const Operand& c, bool c_is_rhs, DType compute) const {
+  bool is_identity(OpId op, const Operand& c, bool c_is_rhs, DType compute) const {
     double v = c.value.to_double();
     bool exact = !is_floating(compute);  // integer and bool arithmetic has no signed zero
     bool negative_zero = c.value.kind == ScalarKind::Float && std::signbit(c.value.f);
-    if (op == "mul") return v == 1.0;
-    if (op == "div") return c_is_rhs && v == 1.0;
-    if (op == "add") return v == 0.0 && (exact || negative_zero);
-    if (op == "sub") return c_is_rhs && v == 0.0 && (exact || !negative_zero);
+    if (op == OpId::Mul) return v == 1.0;
+    if (op == OpId::Div) return c_is_rhs && v == 1.0;
+    if (op == OpId::Add) return v == 0.0 && (exact || negative_zero);
+    if (op == OpId::Sub) return c_is_rhs && v == 0.0 && (exact || !negative_zero);
     return false;
   }
 
   // x op identity: the node goes away (its uses read x), or becomes a cast where ATen's
   // promotion widens x.
   bool simplify(const Node& n, std::vector<Node>& out) {
-    const std::string& op = n.op;
-    if (!(op == "add" || op == "sub" || op == "mul" || op == "div") || n.args.size() != 2) return false;
+    const OpId op = n.op;
+    if (!(op == OpId::Add || op == OpId::Sub || op == OpId::Mul || op == OpId::Div) || n.args.size() != 2) return false;
     ValueId result = n.output();
     const ValueType& rt = g_.type(result);
     for (size_t c = 0; c < 2; ++c) {
@@ -395,7 +395,7 @@ class Folder {
       if (xt.dtype == rt.dtype) {
         subst_[result] = x.value;
       } else {
-        out.push_back(make_node_into(g_, result, "to", {x}, {{"dtype", rt.dtype}}, n.loc));
+        out.push_back(make_node_into(g_, result, OpId::To, {x}, {{"dtype", rt.dtype}}, n.loc));
       }
       return true;
     }

@@ -21,7 +21,7 @@ std::string scalar_key(const Scalar& s) {
 
 bool mergeable(const Graph& g, const Node& n, const AliasAnalysis& aa) {
   if (n.outputs.size() != 1 || !n.blocks.empty() || has_side_effect(n)) return false;
-  if (n.op == "item" || n.op == "nonzero") return false;
+  if (n.op == OpId::Item || n.op == OpId::Nonzero) return false;
   // Two computations of a value that is later written to are two different tensors.
   if (aa.may_be_mutated(n.output())) return false;
   for (const auto& a : n.args)
@@ -31,7 +31,7 @@ bool mergeable(const Graph& g, const Node& n, const AliasAnalysis& aa) {
 
 // Op, args and attributes, spelled so that equal keys mean identical nodes.
 std::string node_key(const Node& n) {
-  std::string key = n.op + "(";
+  std::string key = op_name(n.op) + "(";
   for (const auto& a : n.args) key += (a.is_value() ? "%" + std::to_string(a.value) : "#" + scalar_key(a.scalar)) + ",";
   key += ")";
   for (const auto& [name, value] : n.attrs) {

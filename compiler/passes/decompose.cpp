@@ -59,23 +59,23 @@ class Emitter {
   // An operand as the decomposition computes it: widened to float32 for float16/bfloat16.
   ValueId input(ValueId x) {
     if (!in_f32_ || !is_reduced_float(graph_.type(x).dtype)) return x;
-    return emit(make_node(graph_, "to", {val(x)}, {{"dtype", DType::Float32}}, node_.loc, graph_.name_of(x) + ".f32"));
+    return emit(make_node(graph_, OpId::To, {val(x)}, {{"dtype", DType::Float32}}, node_.loc, graph_.name_of(x) + ".f32"));
   }
   ValueId arg(size_t i) { return input(node_.args[i].value); }
 
-  ValueId op(const std::string& op, std::vector<Arg> args, Attrs attrs, const std::string& suffix) {
+  ValueId op(OpId op, std::vector<Arg> args, Attrs attrs, const std::string& suffix) {
     std::string name = graph_.name_of(target_) + "." + suffix;
     return emit(make_node(graph_, op, std::move(args), std::move(attrs), node_.loc, name));
   }
 
   // The last step: writes the node's output (through a cast back when computing in float32).
-  void result(const std::string& op_name, std::vector<Arg> args, Attrs attrs = {}) {
+  void result(OpId final_op, std::vector<Arg> args, Attrs attrs = {}) {
     if (in_f32_) {
-      ValueId wide = op(op_name, std::move(args), std::move(attrs), "f32");
-      emit(make_node_into(graph_, target_, "to", {val(wide)}, {{"dtype", target_dtype_}}, node_.loc));
+      ValueId wide = op(final_op, std::move(args), std::move(attrs), "f32");
+      emit(make_node_into(graph_, target_, OpId::To, {val(wide)}, {{"dtype", target_dtype_}}, node_.loc));
       return;
     }
-    emit(make_node_into(graph_, target_, op_name, std::move(args), std::move(attrs), node_.loc));
+    emit(make_node_into(graph_, target_, final_op, std::move(args), std::move(attrs), node_.loc));
   }
 
  private:
@@ -112,15 +112,15 @@ class Decomposer {
       return;
     }
     using Rule = void (Decomposer::*)(Emitter&, const Node&);
-    static const std::map<std::string, Rule> rules = {
-        {"softmax", &Decomposer::softmax},       {"log_softmax", &Decomposer::log_softmax},
-        {"logsumexp", &Decomposer::logsumexp},   {"layer_norm", &Decomposer::layer_norm},
-        {"var", &Decomposer::var},               {"mean", &Decomposer::mean},
-        {"gelu", &Decomposer::gelu},             {"silu", &Decomposer::silu},
-        {"batch_norm", &Decomposer::batch_norm}, {"linear", &Decomposer::linear},
+    static const std::map<OpId, Rule> rules = {
+        {OpId::Softmax, &Decomposer::softmax},       {OpId::LogSoftmax, &Decomposer::log_softmax},
+        {OpId::Logsumexp, &Decomposer::logsumexp},   {OpId::LayerNorm, &Decomposer::layer_norm},
+        {OpId::Var, &Decomposer::var},               {OpId::Mean, &Decomposer::mean},
+        {OpId::Gelu, &Decomposer::gelu},             {OpId::Silu, &Decomposer::silu},
+        {OpId::BatchNorm, &Decomposer::batch_norm}, {OpId::Linear, &Decomposer::linear},
     };
     // linear stays one ATen call (matmul with its own accumulation); the bias add follows it.
-    Emitter e(*this, g_, out, node, /*in_f32=*/node.op != "linear");
+    Emitter e(*this, g_, out, node, /*in_f32=*/node.op != OpId::Linear);
     (this->*rules.at(node.op))(e, node);
   }
 
@@ -128,18 +128,18 @@ class Decomposer {
   const SymShape& shape_of(const Node& node, size_t i) const { return g_.type(node.args[i].value).shape; }
 
   bool decomposable(const Node& node) const {
-    const std::string& op = node.op;
+    const OpId op = node.op;
     if (node.outputs.size() != 1 || !g_.type(node.output()).is_tensor()) return false;
-    if (op == "gelu" || op == "silu") return true;
-    if (op == "linear") return node.args.size() == 3;
-    if (op == "batch_norm") return !node.attr_bool("training", false);
-    if (op == "layer_norm") return !node.attr_shape("normalized_shape")->empty();
-    if (op == "mean" || op == "var") return constant_count(reduced_sizes(shape_of(node, 0), node)).has_value();
-    if (op == "softmax" || op == "log_softmax" || op == "logsumexp") {
+    if (op == OpId::Gelu || op == OpId::Silu) return true;
+    if (op == OpId::Linear) return node.args.size() == 3;
+    if (op == OpId::BatchNorm) return !node.attr_bool("training", false);
+    if (op == OpId::LayerNorm) return !node.attr_shape("normalized_shape")->empty();
+    if (op == OpId::Mean || op == OpId::Var) return constant_count(reduced_sizes(shape_of(node, 0), node)).has_value();
+    if (op == OpId::Softmax || op == OpId::LogSoftmax || op == OpId::Logsumexp) {
       // amax has no identity: a reduced dim that may be empty keeps the op whole.
       std::vector<DimExpr> sizes;
       const SymShape& s = shape_of(node, 0);
-      if (op == "logsumexp") {
+      if (op == OpId::Logsumexp) {
         sizes = reduced_sizes(s, node);
       } else if (!s.empty()) {
         int64_t dim = *normalize_dim(node.attr_int("dim", -1), static_cast<int64_t>(s.size()));
@@ -156,23 +156,23 @@ class Decomposer {
   void softmax(Emitter& e, const Node& n) {
     Attrs keep = {{"dim", n.attr_int("dim", -1)}, {"keepdim", true}};
     ValueId x = e.arg(0);
-    ValueId m = e.op("amax", {val(x)}, keep, "max");
-    ValueId shifted = e.op("sub", {val(x), val(m)}, {}, "shifted");
-    ValueId ex = e.op("exp", {val(shifted)}, {}, "exp");
-    ValueId s = e.op("sum", {val(ex)}, keep, "sum");
-    e.result("div", {val(ex), val(s)});
+    ValueId m = e.op(OpId::Amax, {val(x)}, keep, "max");
+    ValueId shifted = e.op(OpId::Sub, {val(x), val(m)}, {}, "shifted");
+    ValueId ex = e.op(OpId::Exp, {val(shifted)}, {}, "exp");
+    ValueId s = e.op(OpId::Sum, {val(ex)}, keep, "sum");
+    e.result(OpId::Div, {val(ex), val(s)});
   }
 
   // (x - amax) - log(sum(exp(x - amax))), as ATen's log_softmax kernel.
   void log_softmax(Emitter& e, const Node& n) {
     Attrs keep = {{"dim", n.attr_int("dim", -1)}, {"keepdim", true}};
     ValueId x = e.arg(0);
-    ValueId m = e.op("amax", {val(x)}, keep, "max");
-    ValueId shifted = e.op("sub", {val(x), val(m)}, {}, "shifted");
-    ValueId ex = e.op("exp", {val(shifted)}, {}, "exp");
-    ValueId s = e.op("sum", {val(ex)}, keep, "sum");
-    ValueId l = e.op("log", {val(s)}, {}, "logsum");
-    e.result("sub", {val(shifted), val(l)});
+    ValueId m = e.op(OpId::Amax, {val(x)}, keep, "max");
+    ValueId shifted = e.op(OpId::Sub, {val(x), val(m)}, {}, "shifted");
+    ValueId ex = e.op(OpId::Exp, {val(shifted)}, {}, "exp");
+    ValueId s = e.op(OpId::Sum, {val(ex)}, keep, "sum");
+    ValueId l = e.op(OpId::Log, {val(s)}, {}, "logsum");
+    e.result(OpId::Sub, {val(shifted), val(l)});
   }
 
   // ATen's logsumexp: m = amax with infinite maxima replaced by 0 (an all -inf row gives -inf,
@@ -181,20 +181,20 @@ class Decomposer {
     bool keepdim = n.attr_bool("keepdim", false);
     ValueId x = e.arg(0);
     auto safe_max = [&](bool keep, const std::string& name) {
-      ValueId m = e.op("amax", {val(x)}, reduction_attrs(n, keep), name);
-      ValueId a = e.op("abs", {val(m)}, {}, name + "_abs");
-      ValueId inf = e.op("eq", {val(a), num(std::numeric_limits<double>::infinity())}, {}, name + "_is_inf");
-      return e.op("where", {val(inf), num(0.0), val(m)}, {}, "safe_" + name);
+      ValueId m = e.op(OpId::Amax, {val(x)}, reduction_attrs(n, keep), name);
+      ValueId a = e.op(OpId::Abs, {val(m)}, {}, name + "_abs");
+      ValueId inf = e.op(OpId::Eq, {val(a), num(std::numeric_limits<double>::infinity())}, {}, name + "_is_inf");
+      return e.op(OpId::Where, {val(inf), num(0.0), val(m)}, {}, "safe_" + name);
     };
     ValueId m = safe_max(true, "max");
-    ValueId shifted = e.op("sub", {val(x), val(m)}, {}, "shifted");
-    ValueId ex = e.op("exp", {val(shifted)}, {}, "exp");
-    ValueId s = e.op("sum", {val(ex)}, reduction_attrs(n, keepdim), "sum");
-    ValueId l = e.op("log", {val(s)}, {}, "log");
+    ValueId shifted = e.op(OpId::Sub, {val(x), val(m)}, {}, "shifted");
+    ValueId ex = e.op(OpId::Exp, {val(shifted)}, {}, "exp");
+    ValueId s = e.op(OpId::Sum, {val(ex)}, reduction_attrs(n, keepdim), "sum");
+    ValueId l = e.op(OpId::Log, {val(s)}, {}, "log");
     // Without keepdim the shift is added at the reduced shape: a second amax of the same input,
     // which fuses into the same reduction.
     ValueId shift = keepdim ? m : safe_max(false, "max_out");
-    e.result("add", {val(l), val(shift)});
+    e.result(OpId::Add, {val(l), val(shift)});
   }
 
   // (x - mean) * rsqrt(mean((x - mean)^2) + eps) [* weight] [+ bias] over the trailing dims.
@@ -204,17 +204,17 @@ class Decomposer {
     for (size_t i = k; i > 0; --i) dims.push_back(-static_cast<int64_t>(i));
     Attrs keep = {{"dim", dims}, {"keepdim", true}};
     ValueId x = e.arg(0);
-    ValueId mu = e.op("mean", {val(x)}, keep, "mean");
-    ValueId centered = e.op("sub", {val(x), val(mu)}, {}, "centered");
-    ValueId sq = e.op("mul", {val(centered), val(centered)}, {}, "sq");
-    ValueId var = e.op("mean", {val(sq)}, keep, "var");
-    ValueId ve = e.op("add", {val(var), num(n.attr_float("eps", 1e-5))}, {}, "var_eps");
-    ValueId rstd = e.op("rsqrt", {val(ve)}, {}, "rstd");
-    if (n.args.size() == 1) return e.result("mul", {val(centered), val(rstd)});
-    ValueId norm = e.op("mul", {val(centered), val(rstd)}, {}, "norm");
-    if (n.args.size() == 2) return e.result("mul", {val(norm), val(e.arg(1))});
-    ValueId scaled = e.op("mul", {val(norm), val(e.arg(1))}, {}, "scaled");
-    e.result("add", {val(scaled), val(e.arg(2))});
+    ValueId mu = e.op(OpId::Mean, {val(x)}, keep, "mean");
+    ValueId centered = e.op(OpId::Sub, {val(x), val(mu)}, {}, "centered");
+    ValueId sq = e.op(OpId::Mul, {val(centered), val(centered)}, {}, "sq");
+    ValueId var = e.op(OpId::Mean, {val(sq)}, keep, "var");
+    ValueId ve = e.op(OpId::Add, {val(var), num(n.attr_float("eps", 1e-5))}, {}, "var_eps");
+    ValueId rstd = e.op(OpId::Rsqrt, {val(ve)}, {}, "rstd");
+    if (n.args.size() == 1) return e.result(OpId::Mul, {val(centered), val(rstd)});
+    ValueId norm = e.op(OpId::Mul, {val(centered), val(rstd)}, {}, "norm");
+    if (n.args.size() == 2) return e.result(OpId::Mul, {val(norm), val(e.arg(1))});
+    ValueId scaled = e.op(OpId::Mul, {val(norm), val(e.arg(1))}, {}, "scaled");
+    e.result(OpId::Add, {val(scaled), val(e.arg(2))});
   }
 
   // sum((x - mean)^2) / (N - correction) in float64, as ATen's CPU var (Welford in double for
@@ -229,7 +229,7 @@ class Decomposer {
     int64_t count = *constant_count(reduced_sizes(xs, n));
     int64_t divisor = std::max<int64_t>(count - n.attr_int("correction", 1), 0);
     auto f64 = [&](ValueId v, const std::string& name) {
-      return g_.type(v).dtype == DType::Float64 ? v : e.op("to", {val(v)}, {{"dtype", DType::Float64}}, name);
+      return g_.type(v).dtype == DType::Float64 ? v : e.op(OpId::To, {val(v)}, {{"dtype", DType::Float64}}, name);
     };
     ValueId first = n.args[0].value;
     const auto dims = n.attr_int_list("dim");
@@ -237,23 +237,23 @@ class Decomposer {
       bool reduced = !dims || dims->empty();
       for (int64_t r : dims.value_or(std::vector<int64_t>{}))
         reduced = reduced || normalize_dim(r, static_cast<int64_t>(xs.size())) == d;
-      if (reduced) first = e.op("slice", {val(first)}, {{"dim", d}, {"start", int64_t{0}}, {"end", int64_t{1}}}, "first");
+      if (reduced) first = e.op(OpId::Slice, {val(first)}, {{"dim", d}, {"start", int64_t{0}}, {"end", int64_t{1}}}, "first");
     }
-    ValueId shifted = e.op("sub", {val(f64(e.arg(0), "f64")), val(f64(first, "shift"))}, {}, "shifted");
-    ValueId mu = e.op("div", {val(e.op("sum", {val(shifted)}, reduction_attrs(n, true), "mean_sum")), num_int(count)}, {}, "mean");
-    ValueId centered = e.op("sub", {val(shifted), val(mu)}, {}, "centered");
-    ValueId sq = e.op("mul", {val(centered), val(centered)}, {}, "sq");
-    ValueId s = e.op("sum", {val(sq)}, reduction_attrs(n, n.attr_bool("keepdim", false)), "sum");
-    if (g_.type(n.args[0].value).dtype == DType::Float64) return e.result("div", {val(s), num_int(divisor)});
-    ValueId v = e.op("div", {val(s), num_int(divisor)}, {}, "f64_var");
-    e.result("to", {val(v)}, {{"dtype", DType::Float32}});
+    ValueId shifted = e.op(OpId::Sub, {val(f64(e.arg(0), "f64")), val(f64(first, "shift"))}, {}, "shifted");
+    ValueId mu = e.op(OpId::Div, {val(e.op(OpId::Sum, {val(shifted)}, reduction_attrs(n, true), "mean_sum")), num_int(count)}, {}, "mean");
+    ValueId centered = e.op(OpId::Sub, {val(shifted), val(mu)}, {}, "centered");
+    ValueId sq = e.op(OpId::Mul, {val(centered), val(centered)}, {}, "sq");
+    ValueId s = e.op(OpId::Sum, {val(sq)}, reduction_attrs(n, n.attr_bool("keepdim", false)), "sum");
+    if (g_.type(n.args[0].value).dtype == DType::Float64) return e.result(OpId::Div, {val(s), num_int(divisor)});
+    ValueId v = e.op(OpId::Div, {val(s), num_int(divisor)}, {}, "f64_var");
+    e.result(OpId::To, {val(v)}, {{"dtype", DType::Float32}});
   }
 
   // ATen's CPU mean is sum(x) / N.
   void mean(Emitter& e, const Node& n) {
     int64_t count = *constant_count(reduced_sizes(shape_of(n, 0), n));
-    ValueId s = e.op("sum", {val(e.arg(0))}, reduction_attrs(n, n.attr_bool("keepdim", false)), "sum");
-    e.result("div", {val(s), num_int(count)});
+    ValueId s = e.op(OpId::Sum, {val(e.arg(0))}, reduction_attrs(n, n.attr_bool("keepdim", false)), "sum");
+    e.result(OpId::Div, {val(s), num_int(count)});
   }
 
   // ATen's formulas: x * 0.5 * (1 + erf(x * M_SQRT1_2)), or with tanh:
@@ -263,26 +263,26 @@ class Decomposer {
     ValueId inner;
     if (n.attr_string("approximate", "none") == "tanh") {
       const double beta = M_SQRT2 * M_2_SQRTPI * 0.5;
-      ValueId sq = e.op("mul", {val(x), val(x)}, {}, "sq");
-      ValueId cube = e.op("mul", {val(sq), val(x)}, {}, "cube");
-      ValueId k = e.op("mul", {val(cube), num(0.044715)}, {}, "kcube");
-      ValueId s = e.op("add", {val(x), val(k)}, {}, "inner_sum");
-      ValueId arg = e.op("mul", {val(s), num(beta)}, {}, "inner");
-      inner = e.op("tanh", {val(arg)}, {}, "tanh");
+      ValueId sq = e.op(OpId::Mul, {val(x), val(x)}, {}, "sq");
+      ValueId cube = e.op(OpId::Mul, {val(sq), val(x)}, {}, "cube");
+      ValueId k = e.op(OpId::Mul, {val(cube), num(0.044715)}, {}, "kcube");
+      ValueId s = e.op(OpId::Add, {val(x), val(k)}, {}, "inner_sum");
+      ValueId arg = e.op(OpId::Mul, {val(s), num(beta)}, {}, "inner");
+      inner = e.op(OpId::Tanh, {val(arg)}, {}, "tanh");
     } else {
-      ValueId scaled = e.op("mul", {val(x), num(M_SQRT1_2)}, {}, "scaled");
-      inner = e.op("erf", {val(scaled)}, {}, "erf");
+      ValueId scaled = e.op(OpId::Mul, {val(x), num(M_SQRT1_2)}, {}, "scaled");
+      inner = e.op(OpId::Erf, {val(scaled)}, {}, "erf");
     }
-    ValueId one_plus = e.op("add", {val(inner), num(1.0)}, {}, "one_plus");
-    ValueId half = e.op("mul", {val(x), num(0.5)}, {}, "half");
-    e.result("mul", {val(half), val(one_plus)});
+    ValueId one_plus = e.op(OpId::Add, {val(inner), num(1.0)}, {}, "one_plus");
+    ValueId half = e.op(OpId::Mul, {val(x), num(0.5)}, {}, "half");
+    e.result(OpId::Mul, {val(half), val(one_plus)});
   }
 
   // x * sigmoid(x).
   void silu(Emitter& e, const Node&) {
     ValueId x = e.arg(0);
-    ValueId sig = e.op("sigmoid", {val(x)}, {}, "sigmoid");
-    e.result("mul", {val(x), val(sig)});
+    ValueId sig = e.op(OpId::Sigmoid, {val(x)}, {}, "sigmoid");
+    e.result(OpId::Mul, {val(x), val(sig)});
   }
 
   // Eval mode: (x - running_mean) * rsqrt(running_var + eps) * weight + bias, the [C] params
@@ -294,26 +294,26 @@ class Decomposer {
   void batch_norm(Emitter& e, const Node& n) {
     const SymShape xs = shape_of(n, 0);  // a copy: emitting nodes adds values
     ValueId x = e.arg(0), weight = e.arg(1), bias = e.arg(2), mean = e.arg(3), var = e.arg(4);
-    ValueId ve = e.op("add", {val(var), num(n.attr_float("eps", 1e-5))}, {}, "var_eps");
-    ValueId rstd = e.op("rsqrt", {val(ve)}, {}, "rstd");
-    ValueId scale = e.op("mul", {val(rstd), val(weight)}, {}, "scale");
-    ValueId shift = e.op("sub", {val(bias), val(e.op("mul", {val(mean), val(scale)}, {}, "mean_scaled"))}, {}, "shift");
+    ValueId ve = e.op(OpId::Add, {val(var), num(n.attr_float("eps", 1e-5))}, {}, "var_eps");
+    ValueId rstd = e.op(OpId::Rsqrt, {val(ve)}, {}, "rstd");
+    ValueId scale = e.op(OpId::Mul, {val(rstd), val(weight)}, {}, "scale");
+    ValueId shift = e.op(OpId::Sub, {val(bias), val(e.op(OpId::Mul, {val(mean), val(scale)}, {}, "mean_scaled"))}, {}, "shift");
     auto per_channel = [&](ValueId p, const std::string& name) {
       if (xs.size() == 2) return p;
       SymShape shape(xs.size() - 1, DimExpr(1));
       shape[0] = xs[1];
-      return e.op("reshape", {val(p)}, {{"shape", shape}}, name);
+      return e.op(OpId::Reshape, {val(p)}, {{"shape", shape}}, name);
     };
     ValueId scale_c = per_channel(scale, "scale_c");
     ValueId shift_c = per_channel(shift, "shift_c");
-    ValueId scaled = e.op("mul", {val(x), val(scale_c)}, {}, "scaled");
-    e.result("add", {val(scaled), val(shift_c)});
+    ValueId scaled = e.op(OpId::Mul, {val(x), val(scale_c)}, {}, "scaled");
+    e.result(OpId::Add, {val(scaled), val(shift_c)});
   }
 
   // linear(x, w) + bias.
   void linear(Emitter& e, const Node& n) {
-    ValueId product = e.op("linear", {n.args[0], n.args[1]}, {}, "linear");
-    e.result("add", {val(product), n.args[2]});
+    ValueId product = e.op(OpId::Linear, {n.args[0], n.args[1]}, {}, "linear");
+    e.result(OpId::Add, {val(product), n.args[2]});
   }
 
   Graph& g_;

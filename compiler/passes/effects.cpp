@@ -9,7 +9,7 @@
 namespace gbc {
 namespace {
 
-bool is_batch_norm_training(const Node& node) { return node.op == "batch_norm" && node.attr_bool("training", false); }
+bool is_batch_norm_training(const Node& node) { return node.op == OpId::BatchNorm && node.attr_bool("training", false); }
 
 bool intersects(const std::set<ValueId>& a, const std::set<ValueId>& b) {
   const std::set<ValueId>& small = a.size() <= b.size() ? a : b;
@@ -21,7 +21,7 @@ bool intersects(const std::set<ValueId>& a, const std::set<ValueId>& b) {
 
 bool has_side_effect(const Node& node) {
   const OpSchema* schema = find_op_schema(node.op);
-  GBC_INTERNAL_ASSERT(schema != nullptr, "no schema for op '" + node.op + "'");
+  GBC_INTERNAL_ASSERT(schema != nullptr, "no schema for op '" + op_name(node.op) + "'");
   if (is_generic_op(node)) {
     const GenericOpEffects e = generic_op_effects(node);
     return e.mutates || e.random;
@@ -51,7 +51,7 @@ std::vector<ValueId> mutated_args(const Node& node) {
 
 std::vector<ValueId> alias_sources(const Graph& graph, const Node& node) {
   const OpSchema* schema = find_op_schema(node.op);
-  GBC_INTERNAL_ASSERT(schema != nullptr, "no schema for op '" + node.op + "'");
+  GBC_INTERNAL_ASSERT(schema != nullptr, "no schema for op '" + op_name(node.op) + "'");
   std::vector<ValueId> tensors;
   for (const auto& a : node.args)
     if (a.is_value() && graph.type(a.value).is_tensor()) tensors.push_back(a.value);

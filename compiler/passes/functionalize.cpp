@@ -82,9 +82,17 @@ bool write_is_private(const Graph& graph, const Node& node, const AliasAnalysis&
   return true;
 }
 
+OpId out_of_place_op(OpId in_place) {
+  switch (in_place) {
+    case OpId::AddInPlace: return OpId::Add;
+    case OpId::MulInPlace: return OpId::Mul;
+    default: internal_error("functionalize: '" + op_name(in_place) + "' has no out-of-place op");
+  }
+}
+
 // Replaces the in-place node with its out-of-place op; its result keeps its id and type.
 std::vector<Node> out_of_place(Graph& graph, const Node& node) {
-  std::string op = node.op.substr(0, node.op.size() - 1);  // "add_" -> "add"
+  const OpId op = out_of_place_op(node.op);
   ValueId out = node.outputs[0];
   DType self_dtype = graph.type(node.args[0].value).dtype;
   DType promoted = result_type({promotion_operand(graph, node.args[0]), promotion_operand(graph, node.args[1])});
@@ -92,7 +100,7 @@ std::vector<Node> out_of_place(Graph& graph, const Node& node) {
   // ATen computes in the promoted dtype and stores the result into self's.
   Node wide = make_node(graph, op, node.args, node.attrs, node.loc,
                         graph.name_of(out) + "." + std::string(dtype_name(promoted)));
-  Node cast = make_node_into(graph, out, "to", {Arg::of(wide.output())}, {{"dtype", self_dtype}}, node.loc);
+  Node cast = make_node_into(graph, out, OpId::To, {Arg::of(wide.output())}, {{"dtype", self_dtype}}, node.loc);
   return {std::move(wide), std::move(cast)};
 }
 

@@ -17,7 +17,7 @@ Node typed(Graph& graph, Node node) {
 
 }  // namespace
 
-Node make_node(Graph& graph, const std::string& op, std::vector<Arg> args, Attrs attrs, const SourceLoc& loc,
+Node make_node(Graph& graph, OpId op, std::vector<Arg> args, Attrs attrs, const SourceLoc& loc,
                const std::string& name) {
   Node node;
   node.op = op;
@@ -28,7 +28,7 @@ Node make_node(Graph& graph, const std::string& op, std::vector<Arg> args, Attrs
   return typed(graph, std::move(node));
 }
 
-Node make_node_into(Graph& graph, ValueId out, const std::string& op, std::vector<Arg> args, Attrs attrs,
+Node make_node_into(Graph& graph, ValueId out, OpId op, std::vector<Arg> args, Attrs attrs,
                     const SourceLoc& loc) {
   ValueType expected = graph.type(out);
   Node node;

@@ -15,13 +15,13 @@ using Attrs = std::map<std::string, AttrValue>;
 
 /// A node `op(args, attrs)` at `loc` whose output is a new value named graph.fresh_name(name), typed
 /// by infer_node_types. A type error is gbcheck's bug (InternalError), never the user's.
-Node make_node(Graph& graph, const std::string& op, std::vector<Arg> args, Attrs attrs, const SourceLoc& loc,
+Node make_node(Graph& graph, OpId op, std::vector<Arg> args, Attrs attrs, const SourceLoc& loc,
                const std::string& name);
 
 /// The same, writing into `out`, a value that the replaced node defined. The inferred type must be
 /// the one `out` had (same dtype, dims equal for every binding); its spelling is kept, so the types
 /// of later nodes still read the same.
-Node make_node_into(Graph& graph, ValueId out, const std::string& op, std::vector<Arg> args, Attrs attrs,
+Node make_node_into(Graph& graph, ValueId out, OpId op, std::vector<Arg> args, Attrs attrs,
                     const SourceLoc& loc);
 
 /// Replaces every use of a key of `subst` (args, block results, graph outputs) by its value,

@@ -39,10 +39,10 @@ class Upcaster {
   }
 
   void retarget_dtype_attr(Node& n) {
-    if (n.op != "to" && n.op != "full") return;
+    if (n.op != OpId::To && n.op != OpId::Full) return;
     auto dtype = n.attr_dtype("dtype");
     // A float `full` without a dtype is float32 (torch's default dtype).
-    bool float_default = !dtype && n.op == "full" && n.attr_scalar("value")->kind == ScalarKind::Float;
+    bool float_default = !dtype && n.op == OpId::Full && n.attr_scalar("value")->kind == ScalarKind::Float;
     if ((dtype && is_floating(*dtype)) || float_default) n.attrs["dtype"] = DType::Float64;
   }
 
@@ -62,12 +62,12 @@ class Upcaster {
   void widen_integer_operands(Node& n, std::vector<Node>& out) {
     const OpSchema* schema = find_op_schema(n.op);
     GBC_INTERNAL_ASSERT(schema && is_elementwise(schema->cls),
-                        "upcast_fp64: '" + n.op + "' gives " + g_.type(n.output()).str() + " from float64 operands");
+                        "upcast_fp64: '" + op_name(n.op) + "' gives " + g_.type(n.output()).str() + " from float64 operands");
     size_t first = schema->cls == OpClass::Where ? 1 : 0;  // where's condition stays bool
     for (size_t i = first; i < n.args.size(); ++i) {
       Arg& a = n.args[i];
       if (!a.is_value() || !g_.type(a.value).is_tensor() || is_floating(g_.type(a.value).dtype)) continue;
-      Node cast = make_node(g_, "to", {a}, {{"dtype", DType::Float64}}, n.loc, g_.name_of(a.value) + ".f64");
+      Node cast = make_node(g_, OpId::To, {a}, {{"dtype", DType::Float64}}, n.loc, g_.name_of(a.value) + ".f64");
       a = Arg::of(cast.output());
       out.push_back(std::move(cast));
     }

@@ -13,8 +13,8 @@ class AtenRegion : public RegionExecutable {
  public:
   explicit AtenRegion(Graph graph) : graph_(std::move(graph)) {
     for (const Node& n : graph_.body.nodes) {
-      profile_names_.push_back("aten " + n.op);
-      has_prints_ = has_prints_ || n.op == "print";
+      profile_names_.push_back("aten " + op_name(n.op));
+      has_prints_ = has_prints_ || n.op == OpId::Print;
     }
   }
 

@@ -102,7 +102,7 @@ class Capturer {
       return std::nullopt;
     }
     std::string refusal;
-    if (node.op == "if" && node.output() != kNoValue) {
+    if (node.op == OpId::If && node.output() != kNoValue) {
       auto it = refusals_.find(node.output());
       if (it != refusals_.end()) refusal = it->second;
     }

@@ -12,7 +12,7 @@ CompileEvent make_break(const Node& node, std::string code, std::string message,
   e.message = std::move(message);
   e.hint = std::move(hint);
   e.loc = node.loc;
-  e.op = node.op;
+  e.op = op_name(node.op);
   return e;
 }
 
@@ -25,13 +25,13 @@ std::string describe_predicate(const Graph& graph, const Arg& arg) {
 }  // namespace
 
 bool is_deferred_print(const Node& node, const CaptureOptions& options) {
-  return options.reorderable_logging && node.op == "print";
+  return options.reorderable_logging && node.op == OpId::Print;
 }
 
 std::optional<CompileEvent> graph_break(const Graph& graph, const Node& node, const CaptureOptions& options,
                                         const std::string& if_refusal) {
   const OpSchema* schema = find_op_schema(node.op);
-  GBC_INTERNAL_ASSERT(schema != nullptr, "capture: no schema for op '" + node.op + "'");
+  GBC_INTERNAL_ASSERT(schema != nullptr, "capture: no schema for op '" + op_name(node.op) + "'");
   switch (schema->cls) {
     case OpClass::Effect:
       if (is_deferred_print(node, options)) return std::nullopt;
@@ -69,12 +69,12 @@ std::optional<CompileEvent> graph_break(const Graph& graph, const Node& node, co
 
 CompileEvent input_mutation_break(const Graph& graph, const Node& node, ValueId target, bool graph_input) {
   const std::string name = graph.name_of(target);
-  const std::string out_of_place = node.op.substr(0, node.op.size() - 1);  // add_ -> add
+  const std::string out_of_place = op_name(node.op).substr(0, op_name(node.op).size() - 1);  // add_ -> add
   if (graph_input)
-    return make_break(node, "GB006", node.op + " mutates graph input '" + name + "' in place",
+    return make_break(node, "GB006", op_name(node.op) + " mutates graph input '" + name + "' in place",
                       "use " + out_of_place + " (out of place) and return the result as an output");
   return make_break(node, "GB006",
-                    node.op + " mutates '" + name + "' in place, which an earlier graph computed (an input of this graph)",
+                    op_name(node.op) + " mutates '" + name + "' in place, which an earlier graph computed (an input of this graph)",
                     "use " + out_of_place + " (out of place), or remove the graph break before it");
 }
 

@@ -76,7 +76,7 @@ void GraphRuntime::prepare(const Graph& graph, const BackendOptions& options) {
   stats_.graphs = program_.num_regions;
   regions_.resize(static_cast<size_t>(program_.num_regions));
   for (const Segment& seg : program_.segments) {
-    island_names_.push_back(seg.kind == Segment::Kind::Island ? "island " + g.body.nodes[seg.nodes[0]].op : "");
+    island_names_.push_back(seg.kind == Segment::Kind::Island ? "island " + op_name(g.body.nodes[seg.nodes[0]].op) : "");
     if (seg.kind == Segment::Kind::Region) {
       RegionState& rs = regions_[static_cast<size_t>(seg.region)];
       rs.segment = &seg;

@@ -17,7 +17,7 @@ bool disabled(const PlanOptions& o, const std::string& name) {
 // Why an ATen step of a compiled graph is a fallback ("" when ATen runs it by design).
 std::string fallback_reason(const Node& node, const Step& step, const PlanOptions& options) {
   const OpSchema* schema = find_op_schema(node.op);
-  GBC_INTERNAL_ASSERT(schema != nullptr, "plan: no schema for op '" + node.op + "'");
+  GBC_INTERNAL_ASSERT(schema != nullptr, "plan: no schema for op '" + op_name(node.op) + "'");
   if (step.kind == Step::Kind::Eager) {
     if (schema->cls == OpClass::HostScalar && options.capture_scalar_outputs) return "";
     return step.reason;
@@ -30,7 +30,7 @@ std::string fallback_hint(const Node& node) {
   const OpSchema* schema = find_op_schema(node.op);
   if (schema && schema->cls == OpClass::InPlace)
     return "use the out-of-place op; functionalize removes in-place ops only when nothing observes the write";
-  if (node.op == "batch_norm") return "batch_norm in training mode has no lowering; use training: false to compile it";
+  if (node.op == OpId::BatchNorm) return "batch_norm in training mode has no lowering; use training: false to compile it";
   return "keep the decompose pass enabled, and give the reduced dims sizes that cannot be 0";
 }
 
@@ -47,7 +47,7 @@ KernelPlan plan_kernels(const Graph& region, const PlanOptions& options) {
   std::vector<Node> kept;
   kept.reserve(g.body.nodes.size());
   for (Node& n : g.body.nodes) {
-    if (n.op != "print") {
+    if (n.op != OpId::Print) {
       kept.push_back(std::move(n));
       continue;
     }
@@ -83,10 +83,10 @@ KernelPlan plan_kernels(const Graph& region, const PlanOptions& options) {
     CompileEvent e;
     e.kind = CompileEvent::Kind::Fallback;
     e.code = "FB003";
-    e.message = node.op + " has no lowering in a compiled graph (" + why + "); it runs on ATen";
+    e.message = op_name(node.op) + " has no lowering in a compiled graph (" + why + "); it runs on ATen";
     e.hint = fallback_hint(node);
     e.loc = node.loc;
-    e.op = node.op;
+    e.op = op_name(node.op);
     plan.fallbacks.push_back(std::move(e));
   }
   GBC_LOG_CHANNEL(kernels) << g.name << ": partition\n" << print_partition(g, g.body, plan.partition);
@@ -101,7 +101,7 @@ std::vector<std::string> step_node_names(const KernelPlan& plan, const Step& ste
     for (size_t i : plan.partition.groups[step.index].nodes) out.push_back(g.name_of(g.body.nodes[i].output()));
   } else {
     const Node& n = g.body.nodes[step.index];
-    out.push_back(n.output() == kNoValue ? n.op : g.name_of(n.output()));
+    out.push_back(n.output() == kNoValue ? op_name(n.op) : g.name_of(n.output()));
   }
   return out;
 }

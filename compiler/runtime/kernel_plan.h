@@ -28,7 +28,7 @@ struct PlanOptions {
   bool capture_scalar_outputs = false;       // an item step in a region is deliberate
   LowerOptions::Target target = LowerOptions::Target::Cpu;
   InjectedFault fault = InjectedFault::None; // --inject-fault: the kernels are built with this bug
-  std::set<std::string> half_numbers_in_float32;  // LowerOptions: ATen's semantics on the target device
+  std::set<OpId> half_numbers_in_float32;  // LowerOptions: ATen's semantics on the target device
 };
 
 struct KernelPlan {

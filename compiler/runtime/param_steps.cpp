@@ -14,7 +14,7 @@ namespace {
 bool pure(const Node& node) {
   if (!node.blocks.empty() || has_side_effect(node) || !mutated_args(node).empty()) return false;
   const OpSchema* schema = find_op_schema(node.op);
-  GBC_INTERNAL_ASSERT(schema != nullptr, "param steps: no schema for op '" + node.op + "'");
+  GBC_INTERNAL_ASSERT(schema != nullptr, "param steps: no schema for op '" + op_name(node.op) + "'");
   return schema->cls != OpClass::DataDependent && schema->cls != OpClass::Control;
 }
 

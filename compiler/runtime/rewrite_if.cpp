@@ -12,16 +12,16 @@ namespace {
 // would not).
 std::string impurity(const Node& node) {
   const OpSchema* schema = find_op_schema(node.op);
-  GBC_INTERNAL_ASSERT(schema != nullptr, "rewrite_if: no schema for op '" + node.op + "'");
+  GBC_INTERNAL_ASSERT(schema != nullptr, "rewrite_if: no schema for op '" + op_name(node.op) + "'");
   switch (schema->cls) {
     case OpClass::Effect: return "print";
     case OpClass::HostScalar: return "item";
     case OpClass::DataDependent: return "nonzero";
-    case OpClass::InPlace: return "the in-place op " + node.op;
+    case OpClass::InPlace: return "the in-place op " + op_name(node.op);
     case OpClass::Control: return "an if that cannot be rewritten";
     case OpClass::Random: return node.attr_bool("training", true) ? "dropout, which draws random numbers" : "";
     case OpClass::Normalization:
-      return node.op == "batch_norm" && node.attr_bool("training", false) ? "batch_norm updating its running stats" : "";
+      return node.op == OpId::BatchNorm && node.attr_bool("training", false) ? "batch_norm updating its running stats" : "";
     case OpClass::Custom:
       return node.attr_string("meta", "none") == "same_as_input" ? "" : "a custom kernel without meta";
     default: return "";
@@ -50,7 +50,7 @@ class IfRewriter {
     std::vector<Node> out;
     out.reserve(block.nodes.size());
     for (Node& node : block.nodes) {
-      if (node.op != "if") {
+      if (node.op != OpId::If) {
         out.push_back(std::move(node));
         continue;
       }
@@ -91,26 +91,26 @@ class IfRewriter {
     ValueId cond = kNoValue;
     if (!pred.is_value()) {
       // bool(number), as Python's `if` reads a constant: non-zero (NaN included) is true.
-      out.push_back(make_node(g, "full", {}, {{"shape", SymShape{}}, {"value", pred.scalar}, {"dtype", DType::Bool}},
+      out.push_back(make_node(g, OpId::Full, {}, {{"shape", SymShape{}}, {"value", pred.scalar}, {"dtype", DType::Bool}},
                               loc, base));
       cond = out.back().output();
     } else if (g.type(pred.value).is_scalar()) {
       // A host number becomes a 0-d tensor first: 0.0 (float64) + s keeps every non-zero non-zero.
-      out.push_back(make_node(g, "full", {},
+      out.push_back(make_node(g, OpId::Full, {},
                               {{"shape", SymShape{}}, {"value", Scalar::from_float(0.0)}, {"dtype", DType::Float64}},
                               loc, base));
-      out.push_back(make_node(g, "add", {Arg::of(out.back().output()), pred}, {}, loc, base));
-      out.push_back(make_node(g, "ne", {Arg::of(out.back().output()), Arg::number(Scalar::from_int(0))}, {}, loc, base));
+      out.push_back(make_node(g, OpId::Add, {Arg::of(out.back().output()), pred}, {}, loc, base));
+      out.push_back(make_node(g, OpId::Ne, {Arg::of(out.back().output()), Arg::number(Scalar::from_int(0))}, {}, loc, base));
       cond = out.back().output();
     } else {
       // Tensor.__bool__: the single element is non-zero. A 0-d bool selects as it is.
       cond = pred.value;
       if (g.type(cond).rank() != 0) {
-        out.push_back(make_node(g, "reshape", {Arg::of(cond)}, {{"shape", SymShape{}}}, loc, base));
+        out.push_back(make_node(g, OpId::Reshape, {Arg::of(cond)}, {{"shape", SymShape{}}}, loc, base));
         cond = out.back().output();
       }
       if (g.type(cond).dtype != DType::Bool) {
-        out.push_back(make_node(g, "ne", {Arg::of(cond), Arg::number(Scalar::from_int(0))}, {}, loc, base));
+        out.push_back(make_node(g, OpId::Ne, {Arg::of(cond), Arg::number(Scalar::from_int(0))}, {}, loc, base));
         cond = out.back().output();
       }
     }
@@ -121,7 +121,7 @@ class IfRewriter {
     ValueId else_result = node.blocks[1].results[0];
     for (Block& b : node.blocks)
       for (Node& n : b.nodes) out.push_back(std::move(n));
-    out.push_back(make_node_into(g, node.output(), "where", {Arg::of(cond), Arg::of(then_result), Arg::of(else_result)},
+    out.push_back(make_node_into(g, node.output(), OpId::Where, {Arg::of(cond), Arg::of(then_result), Arg::of(else_result)},
                                  {}, loc));
   }
 

@@ -50,7 +50,7 @@ bool mutates_inputs(const Graph& graph) {
   bool mutates = false;
   for_each_node(graph.body, [&](const Node& n) {
     const OpSchema* s = find_op_schema(n.op);
-    if (s && (s->cls == OpClass::InPlace || (n.op == "batch_norm" && n.attr_bool("training", false)))) mutates = true;
+    if (s && (s->cls == OpClass::InPlace || (n.op == OpId::BatchNorm && n.attr_bool("training", false)))) mutates = true;
   });
   return mutates;
 }

@@ -12,23 +12,16 @@ namespace {
 
 constexpr char kMagic[4] = {'G', 'B', 'A', 'D'};
 
-void put_u64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+// Little-endian unsigned integers (uint32_t, uint64_t), as the protocol writes every length.
+template <typename U>
+void put_le(std::string& out, U v) {
+  for (size_t i = 0; i < sizeof(U); ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
-uint64_t get_u64(const std::string& in, size_t at) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(in[at + i])} << (8 * i);
-  return v;
-}
-
-void put_u32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-uint32_t get_u32(const std::string& in, size_t at) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= uint32_t{static_cast<unsigned char>(in[at + i])} << (8 * i);
+template <typename U>
+U get_le(const std::string& in, size_t at) {
+  U v = 0;
+  for (size_t i = 0; i < sizeof(U); ++i) v |= U{static_cast<unsigned char>(in[at + i])} << (8 * i);
   return v;
 }
 
@@ -48,7 +41,7 @@ std::string encode_frame_header(const FrameHeader& header) {
   std::string out(kMagic, 4);
   out.push_back(header.kind);
   out.append(3, '\0');
-  put_u64(out, header.length);
+  put_le<uint64_t>(out, header.length);
   return out;
 }
 
@@ -60,7 +53,7 @@ FrameHeader decode_frame_header(const std::string& bytes) {
   FrameHeader h;
   h.kind = bytes[4];
   if (h.kind != 'J' && h.kind != 'T') throw ProtocolError("bad frame: unknown kind '" + printable(bytes.substr(4, 1)) + "'");
-  h.length = get_u64(bytes, 8);
+  h.length = get_le<uint64_t>(bytes, 8);
   if (h.length > kMaxFramePayload) throw ProtocolError("bad frame: payload of " + std::to_string(h.length) + " bytes");
   return h;
 }
@@ -82,7 +75,7 @@ std::string encode_tensor(const at::Tensor& t) {
   std::string payload;
   const size_t bytes = c.numel() * c.element_size();
   payload.reserve(4 + m.size() + bytes);
-  put_u32(payload, static_cast<uint32_t>(m.size()));
+  put_le<uint32_t>(payload, static_cast<uint32_t>(m.size()));
   payload += m;
   payload.append(static_cast<const char*>(c.data_ptr()), bytes);
   return frame('T', payload);
@@ -90,7 +83,7 @@ std::string encode_tensor(const at::Tensor& t) {
 
 at::Tensor decode_tensor(const std::string& payload) {
   if (payload.size() < 4) throw ProtocolError("bad tensor: payload of " + std::to_string(payload.size()) + " bytes has no meta length");
-  const uint32_t meta_len = get_u32(payload, 0);
+  const uint32_t meta_len = get_le<uint32_t>(payload, 0);
   if (meta_len > payload.size() - 4)
     throw ProtocolError("bad tensor: meta of " + std::to_string(meta_len) + " bytes in a payload of " + std::to_string(payload.size()));
   nlohmann::json meta = nlohmann::json::parse(payload.substr(4, meta_len), nullptr, false);

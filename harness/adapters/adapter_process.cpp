@@ -131,16 +131,23 @@ std::string AdapterProcess::stderr_tail() {
   return stderr_.size() > kStderrKept ? stderr_.substr(stderr_.size() - kStderrKept) : stderr_;
 }
 
-AdapterProcess::Io AdapterProcess::write_all(const std::string& bytes, Clock::time_point deadline) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    if (in_ < 0) return Io::Closed;
-    struct pollfd fds[2] = {{in_, POLLOUT, 0}, {err_, POLLIN, 0}};
+// An adapter blocked on a full stderr pipe would never read or write: stderr is drained while waiting.
+AdapterProcess::Io AdapterProcess::wait_ready(int fd, short events, Clock::time_point deadline) {
+  for (;;) {
+    struct pollfd fds[2] = {{fd, events, 0}, {err_, POLLIN, 0}};
     int r = ::poll(fds, err_ >= 0 ? 2 : 1, millis_until(deadline));
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) return Io::Timeout;
     if (err_ >= 0 && fds[1].revents) drain_stderr();
-    if (!fds[0].revents) continue;
+    if (fds[0].revents) return Io::Ok;
+  }
+}
+
+AdapterProcess::Io AdapterProcess::write_all(const std::string& bytes, Clock::time_point deadline) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    if (in_ < 0) return Io::Closed;
+    if (Io ready = wait_ready(in_, POLLOUT, deadline); ready != Io::Ok) return ready;
     ssize_t n = ::write(in_, bytes.data() + done, bytes.size() - done);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n <= 0) return Io::Closed;  // EPIPE: it is gone
@@ -155,12 +162,7 @@ AdapterProcess::Io AdapterProcess::read_exact(size_t n, std::string& out, Clock:
   std::string buf(std::min<size_t>(n, 1 << 20), '\0');
   while (out.size() < n) {
     if (out_ < 0) return Io::Closed;
-    struct pollfd fds[2] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}};
-    int r = ::poll(fds, err_ >= 0 ? 2 : 1, millis_until(deadline));
-    if (r < 0 && errno == EINTR) continue;
-    if (r == 0) return Io::Timeout;
-    if (err_ >= 0 && fds[1].revents) drain_stderr();
-    if (!fds[0].revents) continue;
+    if (Io ready = wait_ready(out_, POLLIN, deadline); ready != Io::Ok) return ready;
     ssize_t got = ::read(out_, buf.data(), std::min(buf.size(), n - out.size()));
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (got <= 0) {
@@ -187,6 +189,12 @@ bool AdapterProcess::reap(bool block) {
   return true;
 }
 
+bool AdapterProcess::reap_within(std::chrono::milliseconds grace) {
+  const auto until = Clock::now() + grace;
+  while (!reap(false) && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return reap(false);
+}
+
 void AdapterProcess::kill_and_reap() {
   if (reaped_ || pid_ <= 0) {
     std::error_code ignored;
@@ -196,8 +204,7 @@ void AdapterProcess::kill_and_reap() {
   // End of input first: an adapter that is listening leaves by itself and cleans up after itself
   // (its scratch files); one that is not gets a moment, then SIGKILL.
   close_fd(in_);
-  for (int i = 0; i < 50 && !reap(false); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  if (!reap(false)) {
+  if (!reap_within(std::chrono::milliseconds(500))) {
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
     reap(true);
@@ -212,8 +219,7 @@ void AdapterProcess::kill_and_reap() {
 }
 
 std::string AdapterProcess::wait_exit(std::chrono::milliseconds grace) {
-  auto until = Clock::now() + grace;
-  while (!reap(false) && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  reap_within(grace);
   kill_and_reap();
   return ended_how();
 }

@@ -57,7 +57,12 @@ class AdapterProcess {
  private:
   AdapterProcess() = default;
   void drain_stderr();
+  /// Waits until `fd` is ready for `events` (POLLIN, POLLOUT), draining stderr meanwhile: Ok, or
+  /// Timeout at the deadline.
+  Io wait_ready(int fd, short events, Clock::time_point deadline);
   bool reap(bool block);
+  /// Polls for the exit for up to `grace`; whether it was reaped.
+  bool reap_within(std::chrono::milliseconds grace);
 
   pid_t pid_ = -1;
   pid_t owner_ = -1;

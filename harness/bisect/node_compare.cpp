@@ -158,7 +158,7 @@ class KernelWatch : public KernelObserver {
       auto d = compare_values(observed_[n], expected, tol, model_.check.equal_nan, node_full_[n] ? full_sizes : kept_sizes_);
       if (!d) continue;
       d->node = name;
-      d->op = node.op;
+      d->op = op_name(node.op);
       d->loc = kernel.node_locs[n];
       d->kernel = kernel.name;
       out_.first = *d;
@@ -228,7 +228,7 @@ void compare_pipeline(const Model& model, const ValueMap& eager, const TestCase&
     auto d = compare_values(values, it->second.reshape({-1}), tol, model.check.equal_nan, it->second.sizes().vec());
     if (!d) continue;
     d->node = name;
-    d->op = node->op;
+    d->op = op_name(node->op);
     d->loc = node->loc;
     out.first = *d;
     return;

@@ -56,7 +56,7 @@ void ComboCoverage::add_graph(const Graph& graph, const Model& model) {
       }
       for (ValueId o : n.outputs)
         if (reaches && graph.type(o).is_tensor() && is_floating(graph.type(o).dtype)) special.insert(o);
-      if (typed) seen.insert({n.op, dtype, layout, reaches});
+      if (typed) seen.insert({op_name(n.op), dtype, layout, reaches});
     }
   };
   walk(graph.body);

@@ -7,11 +7,14 @@
 #include <string>
 
 #include "compiler/ir/dtype.h"
+#include "compiler/ir/op_id.h"
 
 namespace gbc {
 
-/// Whether `op` (a model op, or a custom kernel's name) runs on `dtype` on LibTorch 1.13's CPU.
-/// Dtype rules the validator enforces (mean needs a float, ...) are not repeated here.
-bool cpu_kernel_exists(const std::string& op, DType dtype);
+/// Whether `op` runs on `dtype` on LibTorch 1.13's CPU. Dtype rules the validator enforces (mean
+/// needs a float, ...) are not repeated here.
+bool cpu_kernel_exists(OpId op, DType dtype);
+/// The same for a custom kernel of the built-in registry, by its name.
+bool cpu_custom_kernel_exists(const std::string& kernel, DType dtype);
 
 }  // namespace gbc

@@ -42,9 +42,9 @@ std::vector<ConfigProblem> generator_config_problems(const GeneratorConfig& c) {
   }
   bool any_op = false;
   for (const auto& s : all_op_schemas()) {
-    if (s.name == kGenericOp) continue;  // imported models' op: nothing to generate it from
+    if (s.id == OpId::Generic) continue;  // imported models' op: nothing to generate it from
     if (!c.op_weights.count(s.name)) fail({"op_weights"}, "op_weights has no weight for op '" + s.name + "'");
-    any_op = any_op || op_weight(c, s.name) > 0;
+    any_op = any_op || op_weight(c, s.id) > 0;
   }
   if (!any_op) fail({"op_weights"}, "op_weights disables every op");
   rate("special_values", c.special_values);
@@ -99,12 +99,12 @@ void validate_generator_config(const GeneratorConfig& c) {
 }
 
 bool is_graph_break_node(const Node& node) {
-  if (node.op == "print" || node.op == "item" || node.op == "if" || node.op == "nonzero") return true;
-  return node.op == "custom" && node.attr_string("meta", "none") != "same_as_input";
+  if (node.op == OpId::Print || node.op == OpId::Item || node.op == OpId::If || node.op == OpId::Nonzero) return true;
+  return node.op == OpId::Custom && node.attr_string("meta", "none") != "same_as_input";
 }
 
-double op_weight(const GeneratorConfig& config, const std::string& op) {
-  auto it = config.op_weights.find(op);
+double op_weight(const GeneratorConfig& config, OpId op) {
+  auto it = config.op_weights.find(op_name(op));
   return it == config.op_weights.end() ? 0.0 : it->second;
 }
 

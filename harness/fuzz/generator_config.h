@@ -118,6 +118,6 @@ void validate_generator_config(const GeneratorConfig& config);
 bool is_graph_break_node(const Node& node);
 
 /// The weight op gets under config (its op_weights entry; 0 for an op without one).
-double op_weight(const GeneratorConfig& config, const std::string& op);
+double op_weight(const GeneratorConfig& config, OpId op);
 
 }  // namespace gbc

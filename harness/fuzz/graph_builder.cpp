@@ -67,8 +67,12 @@ bool GraphBuilder::configured(DType dtype) const {
   return std::find(config_.dtypes.begin(), config_.dtypes.end(), dtype) != config_.dtypes.end();
 }
 
-bool GraphBuilder::kernel_exists(const std::string& op, DType dtype) const {
+bool GraphBuilder::kernel_exists(OpId op, DType dtype) const {
   return config_.device != "cpu" || cpu_kernel_exists(op, dtype);
+}
+
+bool GraphBuilder::custom_kernel_exists(const std::string& kernel, DType dtype) const {
+  return config_.device != "cpu" || cpu_custom_kernel_exists(kernel, dtype);
 }
 
 bool GraphBuilder::expressible(const DimExpr& d) const {
@@ -209,25 +213,25 @@ std::optional<ValueId> GraphBuilder::fix_domain(const Need& need, int reserve) {
   auto candidate = pick([&](ValueId v) {
     DType d = type(v).dtype;
     if (!qualifies(v, need, false) || d == DType::Bool) return false;
-    return need.domain == Domain::Positive ? kernel_exists("abs", d) : kernel_exists("clamp", d);
+    return need.domain == Domain::Positive ? kernel_exists(OpId::Abs, d) : kernel_exists(OpId::Clamp, d);
   });
   if (!candidate) return std::nullopt;
   bool integral = is_integral(type(*candidate).dtype);
   if (need.domain == Domain::Small) {
     Node clamp;
-    clamp.op = "clamp";
+    clamp.op = OpId::Clamp;
     clamp.args = {Arg::of(*candidate)};
     clamp.attrs["min"] = integral ? Scalar::from_int(-4) : Scalar::from_float(-4.0);
     clamp.attrs["max"] = integral ? Scalar::from_int(4) : Scalar::from_float(4.0);
     return add_node(std::move(clamp));
   }
   Node abs;
-  abs.op = "abs";
+  abs.op = OpId::Abs;
   abs.args = {Arg::of(*candidate)};
   auto a = add_node(std::move(abs));
   if (!a) return std::nullopt;
   Node shift;
-  shift.op = "add";
+  shift.op = OpId::Add;
   shift.args = {Arg::of(*a), Arg::number(integral ? Scalar::from_int(1) : Scalar::from_float(0.5))};
   return add_node(std::move(shift));
 }
@@ -247,7 +251,7 @@ std::optional<ValueId> GraphBuilder::cast_for(const Need& need, int reserve) {
   });
   if (!to) return std::nullopt;
   Node cast;
-  cast.op = "to";
+  cast.op = OpId::To;
   cast.args = {Arg::of(*candidate)};
   cast.attrs["dtype"] = *to;
   auto v = add_node(std::move(cast));
@@ -376,7 +380,7 @@ void GraphBuilder::commit(Node node, ValueId out, const ValueRange& range) {
       f.special = true;
     }
   }
-  if (node.op == "full") f.special = !std::isfinite(node.attr_scalar("value")->to_double());
+  if (node.op == OpId::Full) f.special = !std::isfinite(node.attr_scalar("value")->to_double());
   scopes_.back().push_back(out);
   blocks_.back().nodes.push_back(std::move(node));
   ++node_count_;
@@ -442,7 +446,7 @@ std::optional<ValueId> GraphBuilder::add_if(Arg predicate, const std::string& re
   then_block.results = {then_v};
   else_block.results = {else_v};
   Node node;
-  node.op = "if";
+  node.op = OpId::If;
   node.args = {predicate};
   node.attrs["result"] = result;
   node.blocks = {std::move(then_block), std::move(else_block)};

@@ -75,7 +75,8 @@ class GraphBuilder {
   /// Whether inputs may have `dtype` (config.dtypes).
   bool configured(DType dtype) const;
   /// Whether eager ATen runs `op` on `dtype` on the configured device (cpu_kernels.h).
-  bool kernel_exists(const std::string& op, DType dtype) const;
+  bool kernel_exists(OpId op, DType dtype) const;
+  bool custom_kernel_exists(const std::string& kernel, DType dtype) const;
 
   // Shapes.
   /// A constant or a declared input dim: what an input's shape or an attribute may hold.
@@ -117,7 +118,7 @@ class GraphBuilder {
   int nodes_left() const { return config_.max_nodes - node_count_; }
   /// Whether config.op_weights leaves `op` enabled. Helper nodes (the casts and abs/clamp of
   /// obtain, an item's reduction, a branch's steps) obey it too: a disabled op never appears.
-  bool enabled(const std::string& op) const { return op_weight(config_, op) > 0; }
+  bool enabled(OpId op) const { return op_weight(config_, op) > 0; }
   /// Types `node` (its output named `id`, or the next fresh id) and adds it to the current block;
   /// nullopt (and nothing added) when its op is disabled or its range or size is unsafe.
   std::optional<ValueId> add_node(Node node, const std::string& id = "");

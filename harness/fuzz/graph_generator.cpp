@@ -11,15 +11,15 @@ namespace {
 
 bool build(GraphBuilder& b, const OpSchema& op) {
   switch (op.cls) {
-    case OpClass::Unary: return build_unary(b, op.name);
-    case OpClass::Binary: return build_binary(b, op.name);
+    case OpClass::Unary: return build_unary(b, op.id);
+    case OpClass::Binary: return build_binary(b, op.id);
     case OpClass::Where: return build_where(b);
     case OpClass::Clamp: return build_clamp(b);
     case OpClass::Cast: return build_cast(b);
-    case OpClass::Reduction: return build_reduction(b, op.name);
-    case OpClass::Normalization: return build_normalization(b, op.name);
-    case OpClass::Extern: return build_extern(b, op.name);
-    case OpClass::View: return build_view(b, op.name);
+    case OpClass::Reduction: return build_reduction(b, op.id);
+    case OpClass::Normalization: return build_normalization(b, op.id);
+    case OpClass::Extern: return build_extern(b, op.id);
+    case OpClass::View: return build_view(b, op.id);
     case OpClass::Cat: return build_cat(b);
     case OpClass::Creation: return build_full(b);
     case OpClass::Random: return build_dropout(b);
@@ -29,8 +29,8 @@ bool build(GraphBuilder& b, const OpSchema& op) {
     case OpClass::DataDependent: return build_nonzero(b);
     case OpClass::Custom: return build_custom(b);
     case OpClass::InPlace:
-      return (b.pattern(b.config().patterns.view_mutation) && build_view_mutation(b, op.name)) ||
-             build_in_place(b, op.name);
+      return (b.pattern(b.config().patterns.view_mutation) && build_view_mutation(b, op.id)) ||
+             build_in_place(b, op.id);
   }
   return false;
 }
@@ -54,8 +54,8 @@ Model generate_model(uint64_t seed, const GeneratorConfig& config) {
   std::vector<double> cumulative;
   double total = 0;
   for (const auto& s : all_op_schemas()) {
-    if (s.name == kGenericOp) continue;  // imported models' op (docs/importing.md), never generated
-    double w = op_weight(config, s.name);
+    if (s.id == OpId::Generic) continue;  // imported models' op (docs/importing.md), never generated
+    double w = op_weight(config, s.id);
     if (w <= 0) continue;
     if (!config.allow_breaks && (s.name == "print" || s.name == "item" || s.name == "if" || s.name == "nonzero")) continue;
     total += w;

@@ -13,32 +13,32 @@
 namespace gbc {
 
 // ops_elementwise.cpp
-bool build_unary(GraphBuilder& b, const std::string& op);
-bool build_binary(GraphBuilder& b, const std::string& op);
+bool build_unary(GraphBuilder& b, OpId op);
+bool build_binary(GraphBuilder& b, OpId op);
 bool build_where(GraphBuilder& b);
 bool build_clamp(GraphBuilder& b);
 bool build_cast(GraphBuilder& b);
-bool build_in_place(GraphBuilder& b, const std::string& op);
+bool build_in_place(GraphBuilder& b, OpId op);
 
 // ops_identity.cpp: x - x, x * 0, min(x, x), ... (config.patterns.identity); false for an op
 // without identities.
-bool build_identity(GraphBuilder& b, const std::string& op);
+bool build_identity(GraphBuilder& b, OpId op);
 
 // ops_aliasing.cpp: an in-place op on a view whose result is unused, then a read of the base
 // (config.patterns.view_mutation).
-bool build_view_mutation(GraphBuilder& b, const std::string& op);
+bool build_view_mutation(GraphBuilder& b, OpId op);
 
 // ops_reduction.cpp
-bool build_reduction(GraphBuilder& b, const std::string& op);
-bool build_normalization(GraphBuilder& b, const std::string& op);
+bool build_reduction(GraphBuilder& b, OpId op);
+bool build_normalization(GraphBuilder& b, OpId op);
 
 // ops_nn.cpp
-bool build_extern(GraphBuilder& b, const std::string& op);
+bool build_extern(GraphBuilder& b, OpId op);
 bool build_dropout(GraphBuilder& b);
 bool build_custom(GraphBuilder& b);
 
 // ops_shape.cpp
-bool build_view(GraphBuilder& b, const std::string& op);
+bool build_view(GraphBuilder& b, OpId op);
 bool build_cat(GraphBuilder& b);
 bool build_full(GraphBuilder& b);
 

@@ -17,11 +17,11 @@ Node view_of(GraphBuilder& b, ValueId base) {
   Node n;
   n.args = {Arg::of(base)};
   if (rank >= 2 && b.chance(0.5)) {
-    n.op = "transpose";
+    n.op = OpId::Transpose;
     n.attrs["dim0"] = rank - 2;
     n.attrs["dim1"] = rank - 1;
   } else {
-    n.op = "slice";
+    n.op = OpId::Slice;
     n.attrs["dim"] = b.uniform_int(0, rank - 1);
     n.attrs["step"] = int64_t{2};
   }
@@ -30,11 +30,11 @@ Node view_of(GraphBuilder& b, ValueId base) {
 
 }  // namespace
 
-bool build_view_mutation(GraphBuilder& b, const std::string& op) {
-  std::vector<std::string> readers;
-  for (const char* r : {"neg", "abs", "relu"})
+bool build_view_mutation(GraphBuilder& b, OpId op) {
+  std::vector<OpId> readers;
+  for (OpId r : {OpId::Neg, OpId::Abs, OpId::Relu})
     if (b.enabled(r)) readers.push_back(r);
-  if (b.nodes_left() < 3 || readers.empty() || !b.enabled("slice")) return false;
+  if (b.nodes_left() < 3 || readers.empty() || !b.enabled(OpId::Slice)) return false;
   auto base = b.pick([&](ValueId v) {
     const ValueType& t = b.type(v);
     return b.facts(v).writable && t.is_tensor() && t.rank() >= 1 && t.dtype != DType::Bool &&
@@ -53,7 +53,7 @@ bool build_view_mutation(GraphBuilder& b, const std::string& op) {
   b.written_through_view(*base, *written);
   Node read;
   read.op = b.pick_one(readers);
-  if (!b.kernel_exists(read.op, b.type(*base).dtype)) read.op = "neg";
+  if (!b.kernel_exists(read.op, b.type(*base).dtype)) read.op = OpId::Neg;
   read.args = {Arg::of(*base)};
   return b.add_node(std::move(read)).has_value();
 }

@@ -16,16 +16,18 @@ std::optional<ValueId> reduce_to_one(GraphBuilder& b, int reserve) {
   auto x = b.obtain(any, reserve + 1);
   if (!x) return std::nullopt;
   Node r;
-  r.op = b.chance(0.6) ? "sum" : "amax";
+  r.op = b.chance(0.6) ? OpId::Sum : OpId::Amax;
   r.args = {Arg::of(*x)};
   return b.add_node(std::move(r));
 }
 
 std::optional<ValueId> unary_step(GraphBuilder& b, ValueId c, DType d, const std::string& id) {
-  static const std::vector<std::string> floats = {"neg",  "abs",   "relu", "exp",  "tanh", "sin",        "cos", "sigmoid",
-                                                  "sqrt", "log",   "floor", "round", "sign", "reciprocal", "erf", "silu"};
-  static const std::vector<std::string> integers = {"neg", "abs", "relu", "sign", "floor", "ceil", "round"};
-  const std::string& op = d == DType::Bool ? std::string("logical_not") : b.pick_one(is_floating(d) ? floats : integers);
+  static const std::vector<OpId> floats = {OpId::Neg,  OpId::Abs, OpId::Relu,  OpId::Exp,   OpId::Tanh, OpId::Sin,
+                                           OpId::Cos,  OpId::Sigmoid, OpId::Sqrt, OpId::Log, OpId::Floor, OpId::Round,
+                                           OpId::Sign, OpId::Reciprocal, OpId::Erf, OpId::Silu};
+  static const std::vector<OpId> integers = {OpId::Neg,   OpId::Abs,  OpId::Relu, OpId::Sign,
+                                             OpId::Floor, OpId::Ceil, OpId::Round};
+  const OpId op = d == DType::Bool ? OpId::LogicalNot : b.pick_one(is_floating(d) ? floats : integers);
   if (!b.kernel_exists(op, d)) return std::nullopt;
   Node n;
   n.op = op;
@@ -40,8 +42,8 @@ std::optional<ValueId> branch_step(GraphBuilder& b, ValueId c, const std::string
   double u = b.uniform();
   if (u < 0.4) return unary_step(b, c, t.dtype, id);
   Node n;
-  n.op = is_bool ? b.pick_one(std::vector<std::string>{"logical_and", "logical_or", "ne"})
-                 : b.pick_one(std::vector<std::string>{"add", "sub", "mul", "maximum", "minimum"});
+  n.op = is_bool ? b.pick_one(std::vector<OpId>{OpId::LogicalAnd, OpId::LogicalOr, OpId::Ne})
+                 : b.pick_one(std::vector<OpId>{OpId::Add, OpId::Sub, OpId::Mul, OpId::Maximum, OpId::Minimum});
   if (u < 0.75) {
     n.args = {Arg::of(c), Arg::number(b.number(same_kind(t.dtype), is_floating(t.dtype) ? Domain::Any : Domain::Small))};
   } else {
@@ -59,7 +61,7 @@ void build_branch(GraphBuilder& b, ValueId base, int count, const std::string& r
     bool last = i == count - 1;
     if (!last && b.chance(0.1)) {
       Node p;
-      p.op = "print";
+      p.op = OpId::Print;
       p.args = {Arg::of(c)};
       p.attrs["message"] = std::string("in branch");
       b.add_effect(std::move(p));
@@ -71,7 +73,7 @@ void build_branch(GraphBuilder& b, ValueId base, int count, const std::string& r
       // x * 1 (or x and true) keeps any value as it is, so it always fits.
       Node n;
       bool is_bool = b.type(c).dtype == DType::Bool;
-      n.op = is_bool ? "logical_and" : "mul";
+      n.op = is_bool ? OpId::LogicalAnd : OpId::Mul;
       n.args = {Arg::of(c), Arg::number(is_bool ? Scalar::from_bool(true) : Scalar::from_int(1))};
       next = b.add_node(std::move(n), result);
       GBC_INTERNAL_ASSERT(next.has_value(), "the identity step of a branch was rejected");
@@ -88,7 +90,7 @@ void build_branch(GraphBuilder& b, ValueId base, int count, const std::string& r
 
 bool build_print(GraphBuilder& b) {
   Node n;
-  n.op = "print";
+  n.op = OpId::Print;
   for (int64_t k = b.uniform_int(0, 2); k > 0; --k)
     if (auto v = b.pick(nullptr)) n.args.push_back(Arg::of(*v));
   if (b.chance(0.8))
@@ -107,14 +109,14 @@ bool build_item(GraphBuilder& b) {
     x = b.new_input(*dtype, static_cast<int>(shape.size()) <= b.config().max_rank ? shape : SymShape{}, Domain::Any, false);
   }
   Node n;
-  n.op = "item";
+  n.op = OpId::Item;
   n.args = {Arg::of(*x)};
   return b.add_node(std::move(n)).has_value();
 }
 
 bool build_if(GraphBuilder& b) {
   // A branch that finds no other step ends in the identity x * 1 (x and true for bool).
-  if (b.nodes_left() < 3 || !b.enabled("mul") || !b.enabled("logical_and")) return false;
+  if (b.nodes_left() < 3 || !b.enabled(OpId::Mul) || !b.enabled(OpId::LogicalAnd)) return false;
   Arg predicate;
   double u = b.uniform();
   std::vector<ValueId> scalars = b.host_scalars();
@@ -130,7 +132,7 @@ bool build_if(GraphBuilder& b) {
     auto r = reduce_to_one(b, 4);
     if (!r) return false;
     Node cmp;
-    cmp.op = b.pick_one(std::vector<std::string>{"gt", "lt", "ne"});
+    cmp.op = b.pick_one(std::vector<OpId>{OpId::Gt, OpId::Lt, OpId::Ne});
     cmp.args = {Arg::of(*r), Arg::number(Scalar::from_int(0))};
     auto c = b.add_node(std::move(cmp));
     if (!c) return false;
@@ -169,7 +171,7 @@ bool build_nonzero(GraphBuilder& b) {
   auto x = b.obtain(need);
   if (!x) return false;
   Node n;
-  n.op = "nonzero";
+  n.op = OpId::Nonzero;
   n.args = {Arg::of(*x)};
   auto out = b.add_node(std::move(n));
   GBC_INTERNAL_ASSERT(out.has_value() || b.nodes_left() <= 0, "nonzero was rejected after declaring its dim");

@@ -8,14 +8,14 @@
 namespace gbc {
 namespace {
 
-Domain unary_domain(const std::string& op) {
-  static const std::set<std::string> positive = {"log", "log1p", "sqrt", "rsqrt", "reciprocal"};
+Domain unary_domain(OpId op) {
+  static const std::set<OpId> positive = {OpId::Log, OpId::Log1p, OpId::Sqrt, OpId::Rsqrt, OpId::Reciprocal};
   if (positive.count(op)) return Domain::Positive;
-  if (op == "exp" || op == "expm1") return Domain::Small;
+  if (op == OpId::Exp || op == OpId::Expm1) return Domain::Small;
   return Domain::Any;
 }
 
-Node unary_node(const std::string& op, ValueId x) {
+Node unary_node(OpId op, ValueId x) {
   Node n;
   n.op = op;
   n.args = {Arg::of(x)};
@@ -23,7 +23,7 @@ Node unary_node(const std::string& op, ValueId x) {
 }
 
 // A number for the other operand of `op` with a `dtype` tensor; mostly of the tensor's own kind.
-Scalar operand_number(GraphBuilder& b, const std::string& op, DType dtype, Domain domain) {
+Scalar operand_number(GraphBuilder& b, OpId op, DType dtype, Domain domain) {
   if (!is_floating(dtype) && b.pattern(b.config().patterns.fractional_numbers)) {
     // Promotion makes the result float: an integer-valued number would hide a wrong promotion.
     if (domain == Domain::Positive) return Scalar::from_float(b.pick_one(std::vector<double>{0.5, 1.25, 2.5, 0.75}));
@@ -31,7 +31,7 @@ Scalar operand_number(GraphBuilder& b, const std::string& op, DType dtype, Domai
     return Scalar::from_float(b.pick_one(std::vector<double>{-2.5, 0.5, -0.75, 1.25, -3.5, 0.3}));
   }
   ScalarKind kind = same_kind(dtype);
-  if (op == "sub" && kind == ScalarKind::Bool) kind = ScalarKind::Int;
+  if (op == OpId::Sub && kind == ScalarKind::Bool) kind = ScalarKind::Int;
   else if (kind != ScalarKind::Float && b.chance(0.2)) kind = ScalarKind::Float;
   else if (kind == ScalarKind::Float && b.chance(0.25)) kind = ScalarKind::Int;
   return b.number(kind, domain);
@@ -54,7 +54,7 @@ std::optional<Arg> negative_divisor(GraphBuilder& b, DType dividend, const SymSh
   auto p = b.obtain(positive, 2);
   if (!p) return std::nullopt;
   Node neg;
-  neg.op = "neg";
+  neg.op = OpId::Neg;
   neg.args = {Arg::of(*p)};
   auto v = b.add_node(std::move(neg));
   if (!v) return std::nullopt;
@@ -84,31 +84,31 @@ bool broadcasts_into(const GraphBuilder& b, const SymShape& self, const SymShape
 
 ScalarKind same_kind(DType dtype) { return scalar_kind_of(dtype); }
 
-bool build_unary(GraphBuilder& b, const std::string& op) {
-  static const std::set<std::string> no_bool = {"neg", "abs", "relu", "floor", "ceil", "round"};
+bool build_unary(GraphBuilder& b, OpId op) {
+  static const std::set<OpId> no_bool = {OpId::Neg, OpId::Abs, OpId::Relu, OpId::Floor, OpId::Ceil, OpId::Round};
   Need need;
   need.allow_empty = true;
   need.domain = unary_domain(op);
   need.dtype_ok = [&](DType d) {
-    if ((op == "gelu" || op == "silu") && !is_floating(d)) return false;
+    if ((op == OpId::Gelu || op == OpId::Silu) && !is_floating(d)) return false;
     if (no_bool.count(op) && d == DType::Bool) return false;
     return b.kernel_exists(op, d);
   };
   auto x = b.obtain(need);
   if (!x) return false;
   Node n = unary_node(op, *x);
-  if (op == "gelu" && b.chance(0.7)) n.attrs["approximate"] = std::string(b.chance(0.5) ? "none" : "tanh");
+  if (op == OpId::Gelu && b.chance(0.7)) n.attrs["approximate"] = std::string(b.chance(0.5) ? "none" : "tanh");
   return b.add_node(std::move(n)).has_value();
 }
 
-bool build_binary(GraphBuilder& b, const std::string& op) {
+bool build_binary(GraphBuilder& b, OpId op) {
   if (b.pattern(b.config().patterns.identity) && build_identity(b, op)) return true;
-  bool positional = op == "div" || op == "remainder" || op == "pow";
-  auto dtype_ok = [&](DType d) { return !(d == DType::Bool && (op == "sub" || op == "pow" || op == "remainder")); };
+  bool positional = op == OpId::Div || op == OpId::Remainder || op == OpId::Pow;
+  auto dtype_ok = [&](DType d) { return !(d == DType::Bool && (op == OpId::Sub || op == OpId::Pow || op == OpId::Remainder)); };
   Node n;
   n.op = op;
   // 2 ** x: pow's Scalar-Tensor overload.
-  if (op == "pow" && b.chance(0.15)) {
+  if (op == OpId::Pow && b.chance(0.15)) {
     Need e;
     e.allow_empty = true;
     e.dtype_ok = is_floating;
@@ -121,15 +121,15 @@ bool build_binary(GraphBuilder& b, const std::string& op) {
   Need first;
   first.allow_empty = true;
   first.dtype_ok = dtype_ok;
-  if (op == "pow") first.domain = Domain::Positive;
+  if (op == OpId::Pow) first.domain = Domain::Positive;
   auto a = b.obtain(first, 2);
   if (!a) return false;
   const ValueType ta = b.type(*a);
   // Divisors are positive; an integer base gets natural exponents (ATen refuses negative ones).
-  Domain second_domain = op == "div" || op == "remainder" ? Domain::Positive
-                         : op == "pow"                   ? (is_floating(ta.dtype) ? Domain::Small : Domain::Positive)
+  Domain second_domain = op == OpId::Div || op == OpId::Remainder ? Domain::Positive
+                         : op == OpId::Pow                   ? (is_floating(ta.dtype) ? Domain::Small : Domain::Positive)
                                                          : Domain::Any;
-  if (ta.dtype != DType::Bool && (op == "div" || op == "remainder") && b.nodes_left() >= 2 &&
+  if (ta.dtype != DType::Bool && (op == OpId::Div || op == OpId::Remainder) && b.nodes_left() >= 2 &&
       b.pattern(b.config().patterns.negative_divisor)) {
     if (std::optional<Arg> d = negative_divisor(b, ta.dtype, ta.shape)) {
       n.args = {Arg::of(*a), *d};
@@ -142,7 +142,7 @@ bool build_binary(GraphBuilder& b, const std::string& op) {
   for (ValueId s : b.host_scalars())
     if (b.in_domain(s, second_domain) && dtype_ok(b.type(s).dtype)) scalars.push_back(s);
   if (u < 0.3) {
-    second = Arg::number(op == "pow" ? pow_exponent(b, ta.dtype) : operand_number(b, op, ta.dtype, second_domain));
+    second = Arg::number(op == OpId::Pow ? pow_exponent(b, ta.dtype) : operand_number(b, op, ta.dtype, second_domain));
   } else if (u < 0.4 && !scalars.empty()) {
     second = Arg::of(b.pick_one(scalars));
   } else {
@@ -172,7 +172,7 @@ bool build_where(GraphBuilder& b) {
   if (b.chance(0.4) && b.nodes_left() >= 2) {
     // A mask computed from the data, as models do: where(x > 0, x, 0).
     Node cmp;
-    cmp.op = b.pick_one(std::vector<std::string>{"gt", "lt", "ne", "ge"});
+    cmp.op = b.pick_one(std::vector<OpId>{OpId::Gt, OpId::Lt, OpId::Ne, OpId::Ge});
     cmp.args = {Arg::of(*x), Arg::number(b.number(same_kind(b.type(*x).dtype), Domain::Small))};
     cond = b.add_node(std::move(cmp));
   } else {
@@ -198,7 +198,7 @@ bool build_where(GraphBuilder& b) {
     other = Arg::of(*y);
   }
   Node n;
-  n.op = "where";
+  n.op = OpId::Where;
   n.args = {Arg::of(*cond), Arg::of(*x), other};
   if (b.chance(0.5)) std::swap(n.args[1], n.args[2]);
   return b.add_node(std::move(n)).has_value();
@@ -207,7 +207,7 @@ bool build_where(GraphBuilder& b) {
 bool build_clamp(GraphBuilder& b) {
   Need need;
   need.allow_empty = true;
-  need.dtype_ok = [&](DType d) { return d != DType::Bool && b.kernel_exists("clamp", d); };
+  need.dtype_ok = [&](DType d) { return d != DType::Bool && b.kernel_exists(OpId::Clamp, d); };
   auto x = b.obtain(need);
   if (!x) return false;
   bool integral = !is_floating(b.type(*x).dtype);
@@ -219,7 +219,7 @@ bool build_clamp(GraphBuilder& b) {
   double hi = b.pick_one(std::vector<double>{0.5, 1.0, 2.0, 3.0});
   if (b.chance(0.05)) std::swap(lo, hi);  // min > max: ATen gives max everywhere
   Node n;
-  n.op = "clamp";
+  n.op = OpId::Clamp;
   n.args = {Arg::of(*x)};
   double u = b.uniform();
   if (u < 0.7) n.attrs["min"] = bound(lo);
@@ -240,7 +240,7 @@ bool build_cast(GraphBuilder& b) {
   });
   if (!to) return false;
   Node n;
-  n.op = "to";
+  n.op = OpId::To;
   n.args = {Arg::of(*x)};
   n.attrs["dtype"] = *to;
   auto out = b.add_node(std::move(n));
@@ -252,7 +252,7 @@ bool build_cast(GraphBuilder& b) {
   return out.has_value();
 }
 
-bool build_in_place(GraphBuilder& b, const std::string& op) {
+bool build_in_place(GraphBuilder& b, OpId op) {
   auto self = b.pick([&](ValueId v) { return b.facts(v).writable; });
   if (!self) return false;
   const ValueType ts = b.type(*self);

@@ -15,33 +15,34 @@ namespace gbc {
 namespace {
 
 // The identity numbers each op takes as its second operand.
-const std::map<std::string, std::vector<double>>& identity_numbers() {
-  static const std::map<std::string, std::vector<double>> numbers = {
-      {"add", {0.0, -0.0}}, {"sub", {0.0, -0.0}},     {"mul", {0.0, 1.0, -1.0, -0.0}}, {"div", {1.0, -1.0}},
-      {"pow", {0.0, 1.0}},  {"maximum", {}},          {"minimum", {}},                {"remainder", {}},
-      {"eq", {}},           {"ne", {}},               {"lt", {}},                     {"le", {}},
-      {"gt", {}},           {"ge", {}},               {"logical_and", {true}},        {"logical_or", {false}}};
+const std::map<OpId, std::vector<double>>& identity_numbers() {
+  static const std::map<OpId, std::vector<double>> numbers = {
+      {OpId::Add, {0.0, -0.0}},  {OpId::Sub, {0.0, -0.0}},  {OpId::Mul, {0.0, 1.0, -1.0, -0.0}}, {OpId::Div, {1.0, -1.0}},
+      {OpId::Pow, {0.0, 1.0}},   {OpId::Maximum, {}},       {OpId::Minimum, {}},                {OpId::Remainder, {}},
+      {OpId::Eq, {}},            {OpId::Ne, {}},            {OpId::Lt, {}},                     {OpId::Le, {}},
+      {OpId::Gt, {}},            {OpId::Ge, {}},            {OpId::LogicalAnd, {true}},         {OpId::LogicalOr, {false}}};
   return numbers;
 }
 
 // Ops whose result with the same operand twice is an identity (x - x = 0, x / x = 1, ...).
-bool takes_itself(const std::string& op) {
-  static const std::set<std::string> ops = {"sub", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
-                                            "logical_and", "logical_or", "add", "mul"};
+bool takes_itself(OpId op) {
+  static const std::set<OpId> ops = {OpId::Sub, OpId::Div, OpId::Maximum,    OpId::Minimum,   OpId::Eq,  OpId::Ne,
+                                     OpId::Lt,  OpId::Le,  OpId::Gt,         OpId::Ge,        OpId::Add, OpId::Mul,
+                                     OpId::LogicalAnd, OpId::LogicalOr};
   return ops.count(op) != 0;
 }
 
 // x with some elements replaced by NaN, +-Inf or -0.0: where(x > c, x, special).
 std::optional<ValueId> with_special_values(GraphBuilder& b, ValueId x) {
-  if (b.nodes_left() < 3 || !b.enabled("where") || !b.enabled("gt")) return x;
+  if (b.nodes_left() < 3 || !b.enabled(OpId::Where) || !b.enabled(OpId::Gt)) return x;
   Node cmp;
-  cmp.op = "gt";
+  cmp.op = OpId::Gt;
   cmp.args = {Arg::of(x), Arg::number(Scalar::from_float(b.pick_one(std::vector<double>{0.0, 0.5, -0.5})))};
   auto mask = b.add_node(std::move(cmp));
   if (!mask) return std::nullopt;
   const double inf = std::numeric_limits<double>::infinity();
   Node w;
-  w.op = "where";
+  w.op = OpId::Where;
   w.args = {Arg::of(*mask), Arg::of(x),
             Arg::number(Scalar::from_float(b.pick_one(std::vector<double>{std::nan(""), inf, -inf, -0.0})))};
   return b.add_node(std::move(w));
@@ -49,19 +50,19 @@ std::optional<ValueId> with_special_values(GraphBuilder& b, ValueId x) {
 
 }  // namespace
 
-bool build_identity(GraphBuilder& b, const std::string& op) {
+bool build_identity(GraphBuilder& b, OpId op) {
   auto numbers = identity_numbers().find(op);
   if (numbers == identity_numbers().end()) return false;
   const bool itself = takes_itself(op) && (numbers->second.empty() || b.chance(0.5));
   if (!itself && numbers->second.empty()) return false;
-  const bool logical = op == "logical_and" || op == "logical_or";
+  const bool logical = op == OpId::LogicalAnd || op == OpId::LogicalOr;
   Need need;
   need.allow_empty = true;
   // x / x needs no zero in x (the value ranges refuse it), so no special values either.
-  if (op == "div" && itself) need.domain = Domain::Positive;
+  if (op == OpId::Div && itself) need.domain = Domain::Positive;
   need.dtype_ok = [&](DType d) {
-    if (op == "remainder" || op == "pow") return is_floating(d);
-    return !(d == DType::Bool && op == "sub");
+    if (op == OpId::Remainder || op == OpId::Pow) return is_floating(d);
+    return !(d == DType::Bool && op == OpId::Sub);
   };
   auto x = b.obtain(need, 3);
   if (!x) return false;
@@ -82,7 +83,7 @@ bool build_identity(GraphBuilder& b, const std::string& op) {
                                                : Scalar::from_int(static_cast<int64_t>(v));
     if (dtype == DType::UInt8 && s.kind == ScalarKind::Int && s.i < 0) return false;  // -1 would wrap around
     n.args = {Arg::of(*x), Arg::number(s)};
-    if (op != "div" && op != "pow" && op != "sub" && b.chance(0.3)) std::swap(n.args[0], n.args[1]);
+    if (op != OpId::Div && op != OpId::Pow && op != OpId::Sub && b.chance(0.3)) std::swap(n.args[0], n.args[1]);
   }
   return b.add_node(std::move(n)).has_value();
 }

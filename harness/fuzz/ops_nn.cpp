@@ -48,7 +48,7 @@ bool build_matmul(GraphBuilder& b, Need need) {
     sb.push_back(feature_dim(b));
   }
   Node n;
-  n.op = "matmul";
+  n.op = OpId::Matmul;
   n.args = {Arg::of(*a), Arg::of(weight_tensor(b, ta.dtype, sb))};
   return b.add_node(std::move(n)).has_value();
 }
@@ -62,7 +62,7 @@ bool build_linear(GraphBuilder& b, Need need) {
   const ValueType t = b.type(*x);
   DimExpr out = feature_dim(b);
   Node n;
-  n.op = "linear";
+  n.op = OpId::Linear;
   n.args = {Arg::of(*x), Arg::of(weight_tensor(b, t.dtype, {out, t.shape.back()}))};
   if (b.chance(0.6)) n.args.push_back(Arg::of(weight_tensor(b, t.dtype, {out})));
   return b.add_node(std::move(n)).has_value();
@@ -76,7 +76,7 @@ bool build_bmm(GraphBuilder& b, Need need) {
   if (!a) return false;
   const ValueType t = b.type(*a);
   Node n;
-  n.op = "bmm";
+  n.op = OpId::Bmm;
   n.args = {Arg::of(*a), Arg::of(weight_tensor(b, t.dtype, {t.shape[0], t.shape[2], feature_dim(b)}))};
   return b.add_node(std::move(n)).has_value();
 }
@@ -109,7 +109,7 @@ bool build_conv2d(GraphBuilder& b, Need need) {
   int64_t out_channels = groups * b.uniform_int(1, std::max<int64_t>(1, std::min<int64_t>(3, b.config().max_dim_size / groups)));
   SymShape w = {out_channels, groups == 1 ? c : DimExpr(c.value() / groups), kernel[0], kernel[1]};
   Node n;
-  n.op = "conv2d";
+  n.op = OpId::Conv2d;
   n.args = {Arg::of(*x), Arg::of(weight_tensor(b, t.dtype, w))};
   if (b.chance(0.5)) n.args.push_back(Arg::of(weight_tensor(b, t.dtype, {out_channels})));
   // Two-element forms now and then; the loader keeps either as a list.
@@ -126,7 +126,7 @@ bool build_conv2d(GraphBuilder& b, Need need) {
 // A window that fits the smallest input (padding at most half of it, as ATen requires), and
 // now and then a stride, padding, dilation or ceil_mode; ceil_mode only on constant H and W,
 // where the output size is decided.
-bool build_pool2d(GraphBuilder& b, Need need, const std::string& op) {
+bool build_pool2d(GraphBuilder& b, Need need, OpId op) {
   if (b.config().max_rank < 3) return false;
   need.make_shape = [&b] { return b.random_shape(b.config().max_rank >= 4 && b.chance(0.7) ? 4 : 3); };
   need.shape_ok = [](const SymShape& s) { return s.size() == 3 || s.size() == 4; };
@@ -135,7 +135,7 @@ bool build_pool2d(GraphBuilder& b, Need need, const std::string& op) {
   const ValueType t = b.type(*x);
   int64_t smallest = std::min(b.graph().dims.min_of(t.shape[t.rank() - 2]), b.graph().dims.min_of(t.shape[t.rank() - 1]));
   if (smallest < 1) return false;
-  const int64_t dilation = op == "max_pool2d" && smallest >= 3 && b.chance(0.2) ? 2 : 1;
+  const int64_t dilation = op == OpId::MaxPool2d && smallest >= 3 && b.chance(0.2) ? 2 : 1;
   const int64_t kernel = b.uniform_int(1, std::max<int64_t>(1, std::min<int64_t>(3, (smallest - 1) / dilation + 1)));
   const int64_t padding = kernel >= 2 && b.chance(0.3) ? 1 : 0;
   Node n;
@@ -147,32 +147,32 @@ bool build_pool2d(GraphBuilder& b, Need need, const std::string& op) {
   if (dilation != 1) n.attrs["dilation"] = std::vector<int64_t>{dilation};
   const bool fixed_hw = t.shape[t.rank() - 2].is_const() && t.shape[t.rank() - 1].is_const();
   if (fixed_hw && b.chance(0.3)) n.attrs["ceil_mode"] = true;
-  if (op == "avg_pool2d" && b.chance(0.3)) n.attrs["count_include_pad"] = false;
+  if (op == OpId::AvgPool2d && b.chance(0.3)) n.attrs["count_include_pad"] = false;
   return b.add_node(std::move(n)).has_value();
 }
 
 }  // namespace
 
-bool build_extern(GraphBuilder& b, const std::string& op) {
+bool build_extern(GraphBuilder& b, OpId op) {
   Need need;
   // Weights are made with the input's dtype, which must be one inputs may have.
   need.dtype_ok = [&](DType d) { return is_floating(d) && b.kernel_exists(op, d) && b.configured(d); };
-  if (op == "matmul") return build_matmul(b, need);
-  if (op == "linear") return build_linear(b, need);
-  if (op == "bmm") return build_bmm(b, need);
-  if (op == "max_pool2d" || op == "avg_pool2d") return build_pool2d(b, need, op);
+  if (op == OpId::Matmul) return build_matmul(b, need);
+  if (op == OpId::Linear) return build_linear(b, need);
+  if (op == OpId::Bmm) return build_bmm(b, need);
+  if (op == OpId::MaxPool2d || op == OpId::AvgPool2d) return build_pool2d(b, need, op);
   return build_conv2d(b, need);
 }
 
 bool build_dropout(GraphBuilder& b) {
   Need need;
   need.allow_empty = true;
-  need.dtype_ok = [&](DType d) { return is_floating(d) && b.kernel_exists("dropout", d); };
+  need.dtype_ok = [&](DType d) { return is_floating(d) && b.kernel_exists(OpId::Dropout, d); };
   auto x = b.obtain(need);
   if (!x) return false;
   bool training = b.config().allow_random && b.chance(0.7);
   Node n;
-  n.op = "dropout";
+  n.op = OpId::Dropout;
   n.args = {Arg::of(*x)};
   if (b.chance(0.7)) n.attrs["p"] = b.pick_one(std::vector<double>{0.0, 0.25, 0.5, 1.0});
   if (!training || b.chance(0.3)) n.attrs["training"] = training;
@@ -189,13 +189,13 @@ bool build_custom(GraphBuilder& b) {
   const CustomKernelInfo& k = b.pick_one(custom_kernels());
   Need need;
   need.allow_empty = k.name != "row_l2_normalize";
-  need.dtype_ok = [&](DType d) { return is_floating(d) && b.kernel_exists(k.name, d); };
+  need.dtype_ok = [&](DType d) { return is_floating(d) && b.custom_kernel_exists(k.name, d); };
   if (k.name == "row_l2_normalize") need.shape_ok = [](const SymShape& s) { return !s.empty(); };
   auto x = b.obtain(need, 2);
   if (!x) return false;
   const ValueType t = b.type(*x);
   Node n;
-  n.op = "custom";
+  n.op = OpId::Custom;
   n.args = {Arg::of(*x)};
   n.attrs["name"] = k.name;
   if (k.result == CustomKernelInfo::Result::Broadcast) {

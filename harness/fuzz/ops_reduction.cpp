@@ -31,12 +31,12 @@ void maybe_eps(GraphBuilder& b, Node& n) {
 
 }  // namespace
 
-bool build_reduction(GraphBuilder& b, const std::string& op) {
+bool build_reduction(GraphBuilder& b, OpId op) {
   Need need;
-  need.allow_empty = op == "sum" || op == "prod";
+  need.allow_empty = op == OpId::Sum || op == OpId::Prod;
   need.dtype_ok = [&](DType d) {
-    if (op == "mean" || op == "var" || op == "logsumexp") return is_floating(d) && b.kernel_exists(op, d);
-    if (op == "argmax") return d != DType::Bool;
+    if (op == OpId::Mean || op == OpId::Var || op == OpId::Logsumexp) return is_floating(d) && b.kernel_exists(op, d);
+    if (op == OpId::Argmax) return d != DType::Bool;
     return b.kernel_exists(op, d);
   };
   auto x = b.obtain(need);
@@ -46,7 +46,7 @@ bool build_reduction(GraphBuilder& b, const std::string& op) {
   n.op = op;
   n.args = {Arg::of(*x)};
   double u = b.uniform();
-  if (op == "argmax") {
+  if (op == OpId::Argmax) {
     if (u < 0.7) n.attrs["dim"] = random_dim_index(b, rank);
   } else if (u < 0.35 || rank == 0) {
     if (u < 0.2) n.attrs["dim"] = random_dim_index(b, rank);
@@ -64,18 +64,18 @@ bool build_reduction(GraphBuilder& b, const std::string& op) {
     n.attrs["dim"] = dims;
   }
   if (b.chance(0.4)) n.attrs["keepdim"] = b.chance(0.6);
-  if (op == "var" && b.chance(0.5)) n.attrs["correction"] = b.uniform_int(0, 1);
+  if (op == OpId::Var && b.chance(0.5)) n.attrs["correction"] = b.uniform_int(0, 1);
   return b.add_node(std::move(n)).has_value();
 }
 
-bool build_normalization(GraphBuilder& b, const std::string& op) {
+bool build_normalization(GraphBuilder& b, OpId op) {
   Need need;
   // layer_norm and batch_norm make weights of the input's dtype, which must be one inputs may have.
-  bool weights = op == "layer_norm" || op == "batch_norm";
+  bool weights = op == OpId::LayerNorm || op == OpId::BatchNorm;
   need.dtype_ok = [&](DType d) { return is_floating(d) && b.kernel_exists(op, d) && (!weights || b.configured(d)); };
   Node n;
   n.op = op;
-  if (op == "softmax" || op == "log_softmax") {
+  if (op == OpId::Softmax || op == OpId::LogSoftmax) {
     need.allow_empty = true;
     auto x = b.obtain(need);
     if (!x) return false;
@@ -83,7 +83,7 @@ bool build_normalization(GraphBuilder& b, const std::string& op) {
     n.attrs["dim"] = random_dim_index(b, static_cast<int64_t>(b.type(*x).rank()));
     return b.add_node(std::move(n)).has_value();
   }
-  if (op == "layer_norm") {
+  if (op == OpId::LayerNorm) {
     need.shape_ok = [&b](const SymShape& s) { return !s.empty() && b.fits_input(s.back()); };
     need.make_shape = [&b] { return b.random_shape(b.random_rank(1)); };
     auto x = b.obtain(need);

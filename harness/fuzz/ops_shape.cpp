@@ -53,7 +53,7 @@ std::optional<Node> reshape(GraphBuilder& b, const SymShape& s) {
   if (rest) insert_at_random(-1);
   if (static_cast<int>(target.size()) > b.config().max_rank) return std::nullopt;
   Node n;
-  n.op = "reshape";
+  n.op = OpId::Reshape;
   n.attrs["shape"] = target;
   return n;
 }
@@ -70,7 +70,7 @@ std::optional<Node> expand(GraphBuilder& b, const SymShape& s) {
     else size.push_back(d);
   }
   Node n;
-  n.op = "expand";
+  n.op = OpId::Expand;
   n.attrs["size"] = size;
   return n;
 }
@@ -84,7 +84,7 @@ std::optional<Node> squeeze(GraphBuilder& b, const SymShape& s) {
     if (t == Truth::Never) never_one.push_back(static_cast<int64_t>(i));
   }
   Node n;
-  n.op = "squeeze";
+  n.op = OpId::Squeeze;
   if (always_one.size() + never_one.size() == s.size() && b.chance(0.3)) return n;
   if (always_one.empty() && never_one.empty()) return std::nullopt;
   int64_t d = !always_one.empty() && (never_one.empty() || b.chance(0.8)) ? b.pick_one(always_one) : b.pick_one(never_one);
@@ -107,7 +107,7 @@ std::optional<Node> slice(GraphBuilder& b, const SymShape& s) {
     DimExpr len = max(ceildiv((end ? clamp_index(*end) : size) - clamp_index(start), step), 0);
     if (b.graph().dims.min_of(len) < 1) continue;
     Node n;
-    n.op = "slice";
+    n.op = OpId::Slice;
     n.attrs["dim"] = dim_index(b, d, rank);
     if (start != 0 || b.chance(0.3)) n.attrs["start"] = start;
     if (end) n.attrs["end"] = *end;
@@ -117,28 +117,28 @@ std::optional<Node> slice(GraphBuilder& b, const SymShape& s) {
   return std::nullopt;
 }
 
-std::optional<Node> view(GraphBuilder& b, const std::string& op, const SymShape& s) {
+std::optional<Node> view(GraphBuilder& b, OpId op, const SymShape& s) {
   auto rank = static_cast<int64_t>(s.size());
-  if (op == "reshape") return reshape(b, s);
-  if (op == "expand") return expand(b, s);
-  if (op == "squeeze") return squeeze(b, s);
-  if (op == "slice") return slice(b, s);
+  if (op == OpId::Reshape) return reshape(b, s);
+  if (op == OpId::Expand) return expand(b, s);
+  if (op == OpId::Squeeze) return squeeze(b, s);
+  if (op == OpId::Slice) return slice(b, s);
   Node n;
   n.op = op;
-  if (op == "permute") {
+  if (op == OpId::Permute) {
     std::vector<int64_t> dims(static_cast<size_t>(rank));
     std::iota(dims.begin(), dims.end(), int64_t{0});
     shuffle(b, dims);
     for (auto& d : dims) d = dim_index(b, d, rank);
     n.attrs["dims"] = dims;
-  } else if (op == "transpose") {
+  } else if (op == OpId::Transpose) {
     int64_t r = std::max<int64_t>(rank, 1);
     n.attrs["dim0"] = dim_index(b, b.uniform_int(0, r - 1), r);
     n.attrs["dim1"] = dim_index(b, b.uniform_int(0, r - 1), r);
-  } else if (op == "unsqueeze") {
+  } else if (op == OpId::Unsqueeze) {
     if (rank >= b.config().max_rank) return std::nullopt;
     n.attrs["dim"] = dim_index(b, b.uniform_int(0, rank), rank + 1);
-  } else if (op == "flatten" && rank > 0) {
+  } else if (op == OpId::Flatten && rank > 0) {
     int64_t start = b.uniform_int(0, rank - 1), end = b.uniform_int(start, rank - 1);
     if (start != 0 || b.chance(0.3)) n.attrs["start_dim"] = dim_index(b, start, rank);
     if (end != rank - 1 || b.chance(0.3)) n.attrs["end_dim"] = dim_index(b, end, rank);
@@ -148,11 +148,11 @@ std::optional<Node> view(GraphBuilder& b, const std::string& op, const SymShape&
 
 }  // namespace
 
-bool build_view(GraphBuilder& b, const std::string& op) {
+bool build_view(GraphBuilder& b, OpId op) {
   Need need;
   // Views of empty tensors are fine, except reshape's -1 (ambiguous for 0 elements).
-  need.allow_empty = op != "reshape" && op != "expand";
-  if (op == "squeeze" || op == "slice" || op == "permute") need.shape_ok = [](const SymShape& s) { return !s.empty(); };
+  need.allow_empty = op != OpId::Reshape && op != OpId::Expand;
+  if (op == OpId::Squeeze || op == OpId::Slice || op == OpId::Permute) need.shape_ok = [](const SymShape& s) { return !s.empty(); };
   auto x = b.obtain(need);
   if (!x) return false;
   auto n = view(b, op, b.type(*x).shape);
@@ -176,7 +176,7 @@ bool build_cat(GraphBuilder& b) {
   auto rank = static_cast<int64_t>(s.size());
   int64_t d = b.uniform_int(0, rank - 1);
   Node n;
-  n.op = "cat";
+  n.op = OpId::Cat;
   n.args = {Arg::of(*x)};
   for (int64_t k = b.uniform_int(0, 2); k > 0; --k) {
     auto fits = [&](ValueId v) {
@@ -210,7 +210,7 @@ bool build_full(GraphBuilder& b) {
   ScalarKind kind = u < 0.5 ? ScalarKind::Float : u < 0.85 ? ScalarKind::Int : ScalarKind::Bool;
   Scalar value = b.number(kind, Domain::Any);
   Node n;
-  n.op = "full";
+  n.op = OpId::Full;
   n.attrs["shape"] = b.random_shape();
   n.attrs["value"] = value;
   if (b.chance(0.6)) {

@@ -46,42 +46,42 @@ std::optional<ValueRange> reciprocal_of(const ValueRange& a) {
   return std::nullopt;
 }
 
-std::optional<ValueRange> unary(const std::string& op, const ValueRange& x, const Node& node) {
-  if (op == "neg") return neg(x);
-  if (op == "abs") return abs_range(x);
-  if (op == "exp") return increasing(x, [](double v) { return std::exp(v); });
-  if (op == "expm1") return increasing(x, [](double v) { return std::expm1(v); });
-  if (op == "log") {
+std::optional<ValueRange> unary(OpId op, const ValueRange& x, const Node& node) {
+  if (op == OpId::Neg) return neg(x);
+  if (op == OpId::Abs) return abs_range(x);
+  if (op == OpId::Exp) return increasing(x, [](double v) { return std::exp(v); });
+  if (op == OpId::Expm1) return increasing(x, [](double v) { return std::expm1(v); });
+  if (op == OpId::Log) {
     if (x.lo <= 0) return std::nullopt;
     return increasing(x, [](double v) { return std::log(v); });
   }
-  if (op == "log1p") {
+  if (op == OpId::Log1p) {
     if (x.lo <= -1) return std::nullopt;
     return increasing(x, [](double v) { return std::log1p(v); });
   }
-  if (op == "sqrt") {
+  if (op == OpId::Sqrt) {
     if (x.lo < 0) return std::nullopt;
     return increasing(x, [](double v) { return std::sqrt(v); });
   }
-  if (op == "rsqrt") {
+  if (op == OpId::Rsqrt) {
     if (x.lo <= 0) return std::nullopt;
     return ValueRange{1.0 / std::sqrt(x.hi), 1.0 / std::sqrt(x.lo)};
   }
-  if (op == "reciprocal") return reciprocal_of(x);
-  if (op == "sin" || op == "cos") return ValueRange{-1.0, 1.0};
-  if (op == "tanh") return increasing(x, [](double v) { return std::tanh(v); });
-  if (op == "erf") return increasing(x, [](double v) { return std::erf(v); });
-  if (op == "sigmoid") return increasing(x, [](double v) { return 1.0 / (1.0 + std::exp(-v)); });
-  if (op == "relu") return increasing(x, [](double v) { return std::max(v, 0.0); });
+  if (op == OpId::Reciprocal) return reciprocal_of(x);
+  if (op == OpId::Sin || op == OpId::Cos) return ValueRange{-1.0, 1.0};
+  if (op == OpId::Tanh) return increasing(x, [](double v) { return std::tanh(v); });
+  if (op == OpId::Erf) return increasing(x, [](double v) { return std::erf(v); });
+  if (op == OpId::Sigmoid) return increasing(x, [](double v) { return 1.0 / (1.0 + std::exp(-v)); });
+  if (op == OpId::Relu) return increasing(x, [](double v) { return std::max(v, 0.0); });
   // gelu(x) >= -0.17 and silu(x) >= -0.279 everywhere; both lie below max(x, 0).
-  if (op == "gelu") return ValueRange{std::min(0.0, std::max(x.lo, -0.18)), std::max(x.hi, 0.0)};
-  if (op == "silu") return ValueRange{std::min(0.0, std::max(x.lo, -0.28)), std::max(x.hi, 0.0)};
-  if (op == "floor") return increasing(x, [](double v) { return std::floor(v); });
-  if (op == "ceil") return increasing(x, [](double v) { return std::ceil(v); });
-  if (op == "round") return increasing(x, [](double v) { return std::nearbyint(v); });  // half to even, as ATen
-  if (op == "sign") return increasing(x, [](double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0; });
-  if (op == "logical_not") return ValueRange{0.0, 1.0};
-  internal_error("value_range: unary op '" + node.op + "' has no rule");
+  if (op == OpId::Gelu) return ValueRange{std::min(0.0, std::max(x.lo, -0.18)), std::max(x.hi, 0.0)};
+  if (op == OpId::Silu) return ValueRange{std::min(0.0, std::max(x.lo, -0.28)), std::max(x.hi, 0.0)};
+  if (op == OpId::Floor) return increasing(x, [](double v) { return std::floor(v); });
+  if (op == OpId::Ceil) return increasing(x, [](double v) { return std::ceil(v); });
+  if (op == OpId::Round) return increasing(x, [](double v) { return std::nearbyint(v); });  // half to even, as ATen
+  if (op == OpId::Sign) return increasing(x, [](double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0; });
+  if (op == OpId::LogicalNot) return ValueRange{0.0, 1.0};
+  internal_error("value_range: unary op '" + op_name(node.op) + "' has no rule");
 }
 
 bool is_integer_value(double v) { return std::isfinite(v) && v == std::floor(v); }
@@ -123,19 +123,19 @@ std::optional<ValueRange> pow_range(const Node& node, const ValueRange& base, co
 }
 
 std::optional<ValueRange> binary(const Node& node, const ValueRange& a, const ValueRange& b, DType out) {
-  const std::string& op = node.op;
-  if (op == "add" || op == "add_") return add(a, b);
-  if (op == "sub") return add(a, neg(b));
-  if (op == "mul" || op == "mul_") return mul(a, b);
-  if (op == "div") {
+  const OpId op = node.op;
+  if (op == OpId::Add || op == OpId::AddInPlace) return add(a, b);
+  if (op == OpId::Sub) return add(a, neg(b));
+  if (op == OpId::Mul || op == OpId::MulInPlace) return mul(a, b);
+  if (op == OpId::Div) {
     auto r = reciprocal_of(b);
     if (!r) return std::nullopt;
     return mul(a, *r);
   }
-  if (op == "pow") return pow_range(node, a, b, !is_floating(out));
-  if (op == "maximum") return ValueRange{std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
-  if (op == "minimum") return ValueRange{std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
-  if (op == "remainder") {
+  if (op == OpId::Pow) return pow_range(node, a, b, !is_floating(out));
+  if (op == OpId::Maximum) return ValueRange{std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
+  if (op == OpId::Minimum) return ValueRange{std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
+  if (op == OpId::Remainder) {
     // Python's modulo takes the divisor's sign; a divisor range holding 0 can divide by zero.
     if (b.lo > 0) return ValueRange{0.0, b.hi};
     if (b.hi < 0) return ValueRange{b.lo, 0.0};
@@ -167,29 +167,29 @@ ReducedCount reduced_count(const Graph& g, const SymShape& shape, const std::opt
 std::optional<ValueRange> reduction(const Graph& g, const Node& node, const ValueRange& x) {
   const SymShape& shape = g.type(node.args[0].value).shape;
   ReducedCount n = reduced_count(g, shape, node.attr_int_list("dim"));
-  const std::string& op = node.op;
-  if (op == "sum") return sum_of(x, n.min, n.max);
-  if (op == "prod") {
+  const OpId op = node.op;
+  if (op == OpId::Sum) return sum_of(x, n.min, n.max);
+  if (op == OpId::Prod) {
     double m = std::pow(std::max({std::abs(x.lo), std::abs(x.hi), 1.0}), static_cast<double>(n.max));
     return x.lo >= 0 ? ValueRange{0.0, m} : ValueRange{-m, m};
   }
   if (n.min < 1) return std::nullopt;  // mean and var give NaN, argmax raises, amax has no identity
-  if (op == "mean" || op == "amax" || op == "amin") return x;
-  if (op == "argmax") return ValueRange{0.0, static_cast<double>(n.max - 1)};
-  if (op == "logsumexp") return ValueRange{x.lo, x.hi + std::log(static_cast<double>(n.max))};
-  if (op == "var") {
+  if (op == OpId::Mean || op == OpId::Amax || op == OpId::Amin) return x;
+  if (op == OpId::Argmax) return ValueRange{0.0, static_cast<double>(n.max - 1)};
+  if (op == OpId::Logsumexp) return ValueRange{x.lo, x.hi + std::log(static_cast<double>(n.max))};
+  if (op == OpId::Var) {
     int64_t correction = node.attr_int("correction", 1);
     if (n.min - correction < 1) return std::nullopt;  // divides by n - correction <= 0
     double spread = x.hi - x.lo;
     return ValueRange{0.0, spread * spread * static_cast<double>(n.max) / static_cast<double>(n.min - correction)};
   }
-  internal_error("value_range: reduction '" + op + "' has no rule");
+  internal_error("value_range: reduction '" + op_name(op) + "' has no rule");
 }
 
 std::optional<ValueRange> normalization(const Graph& g, const Node& node, const std::vector<ValueRange>& a) {
   const SymShape& shape = g.type(node.args[0].value).shape;
-  if (node.op == "softmax") return ValueRange{0.0, 1.0};
-  if (node.op == "log_softmax") {
+  if (node.op == OpId::Softmax) return ValueRange{0.0, 1.0};
+  if (node.op == OpId::LogSoftmax) {
     int64_t dim = node.attr_int("dim", -1);
     ReducedCount n = reduced_count(g, shape, std::vector<int64_t>{dim});
     return ValueRange{a[0].lo - a[0].hi - std::log(static_cast<double>(std::max<int64_t>(n.max, 1))), 0.0};
@@ -199,7 +199,7 @@ std::optional<ValueRange> normalization(const Graph& g, const Node& node, const 
     double s = std::sqrt(static_cast<double>(std::max<int64_t>(nmax, 1)));
     return ValueRange{-s, s};
   };
-  if (node.op == "layer_norm") {
+  if (node.op == OpId::LayerNorm) {
     DimExpr n = numel(*node.attr_shape("normalized_shape"));
     ValueRange r = normalized(g.dims.max_of(n));
     if (a.size() > 1) r = mul(r, a[1]);
@@ -226,8 +226,8 @@ std::optional<ValueRange> normalization(const Graph& g, const Node& node, const 
 std::optional<ValueRange> external(const Graph& g, const Node& node, const std::vector<ValueRange>& a) {
   // A pool's window always holds an input element (padding is at most half the kernel): a max
   // stays in the input's range, an average too, or between it and the zeros of the padding.
-  if (node.op == "max_pool2d") return a[0];
-  if (node.op == "avg_pool2d") {
+  if (node.op == OpId::MaxPool2d) return a[0];
+  if (node.op == OpId::AvgPool2d) {
     if (node.has_attr("divisor_override")) return std::nullopt;
     const bool pads = node.attr_bool("count_include_pad", true) && node.attr_int_list("padding").value_or(std::vector<int64_t>{0}) != std::vector<int64_t>{0};
     return pads ? ValueRange{std::min(a[0].lo, 0.0), std::max(a[0].hi, 0.0)} : a[0];
@@ -235,7 +235,7 @@ std::optional<ValueRange> external(const Graph& g, const Node& node, const std::
   const SymShape& s0 = g.type(node.args[0].value).shape;
   const SymShape& s1 = g.type(node.args[1].value).shape;
   DimExpr k = 1;
-  if (node.op == "conv2d") k = s1[1] * s1[2] * s1[3];
+  if (node.op == OpId::Conv2d) k = s1[1] * s1[2] * s1[3];
   else if (!s0.empty()) k = s0.back();
   ValueRange r = dot_of(a[0], a[1], g.dims.max_of(k));
   if (a.size() > 2) r = add(r, a[2]);
@@ -290,7 +290,7 @@ bool range_fits(const ValueRange& r, DType dtype) {
 }
 
 std::optional<ValueRange> node_range(const Graph& g, const Node& node, const std::function<ValueRange(ValueId)>& range_of) {
-  GBC_INTERNAL_ASSERT(!node.outputs.empty() && node.op != "if", "node_range: '" + node.op + "' has no range of its own");
+  GBC_INTERNAL_ASSERT(!node.outputs.empty() && node.op != OpId::If, "node_range: '" + op_name(node.op) + "' has no range of its own");
   std::vector<ValueRange> a;
   for (const Arg& arg : node.args) {
     double v = arg.scalar.to_double();
@@ -302,7 +302,7 @@ std::optional<ValueRange> node_range(const Graph& g, const Node& node, const std
   for (const Arg& arg : node.args)
     if (!arg.is_value()) numbers.push_back(arg.scalar);
   for (const char* bound : {"min", "max"})
-    if (auto s = node.attr_scalar(bound); s && node.op == "clamp") numbers.push_back(*s);
+    if (auto s = node.attr_scalar(bound); s && node.op == OpId::Clamp) numbers.push_back(*s);
   for (const Scalar& n : numbers) {
     if (n.kind != ScalarKind::Int) continue;
     for (const Arg& arg : node.args) {
@@ -314,7 +314,7 @@ std::optional<ValueRange> node_range(const Graph& g, const Node& node, const std
   const ValueType& out_type = g.type(node.output());
   DType out = out_type.dtype;
   const OpSchema* schema = find_op_schema(node.op);
-  GBC_INTERNAL_ASSERT(schema != nullptr, "node_range: unknown op '" + node.op + "'");
+  GBC_INTERNAL_ASSERT(schema != nullptr, "node_range: unknown op '" + op_name(node.op) + "'");
   std::optional<ValueRange> r;
   switch (schema->cls) {
     case OpClass::Unary: r = unary(node.op, a[0], node); break;

@@ -467,7 +467,7 @@ class NodeImporter {
       fail(n, "a branch on data with " + std::to_string(n->outputs().size()) + " results; the model format's if has one",
            "return one tensor from the branch, or trace the model for one path");
     Node node;
-    node.op = "if";
+    node.op = OpId::If;
     node.loc = loc_of(n);
     node.args.push_back(Arg::of(cond));
     node.blocks.resize(2);
@@ -500,7 +500,7 @@ class NodeImporter {
 
   ValueId clone(ValueId v, const jit::Node* n) {
     Node node;
-    node.op = kGenericOp;
+    node.op = OpId::Generic;
     node.loc = loc_of(n);
     node.attrs[kGenericSchemaAttr] = c10::toString(c10::Dispatcher::singleton().findSchemaOrThrow("aten::clone", "").schema());
     node.args.push_back(Arg::of(v));
@@ -536,7 +536,7 @@ class NodeImporter {
     if (!x.is_constant() || !(x.constant.isInt() || x.constant.isDouble() || x.constant.isBool()))
       fail(n, "needs a tensor here and has a value known only when the model runs");
     Node full;
-    full.op = "full";
+    full.op = OpId::Full;
     full.loc = loc_of(n);
     full.attrs["shape"] = SymShape{};
     Scalar s = x.constant.isInt() ? Scalar::from_int(x.constant.toInt())
@@ -559,7 +559,7 @@ class NodeImporter {
   }
 
   // The format's op `op` on `x` with `attrs`, counted as a native node.
-  ValueId emit_native(const std::string& op, ValueId x, std::map<std::string, AttrValue> attrs, const jit::Node* n) {
+  ValueId emit_native(OpId op, ValueId x, std::map<std::string, AttrValue> attrs, const jit::Node* n) {
     Node node;
     node.op = op;
     node.loc = loc_of(n);
@@ -588,9 +588,9 @@ class NodeImporter {
     if (!dim || shape.empty() || !shape[static_cast<size_t>(*dim)].is_const()) return false;
     const int64_t size = shape[static_cast<size_t>(*dim)].value();
     auto slice = [&](int64_t start, int64_t end) {
-      return emit_native("slice", x.tensor, {{"dim", *dim}, {"start", start}, {"end", end}, {"step", int64_t{1}}}, n);
+      return emit_native(OpId::Slice, x.tensor, {{"dim", *dim}, {"start", start}, {"end", end}, {"step", int64_t{1}}}, n);
     };
-    auto pick = [&](int64_t i) { return Imported::of_tensor(emit_native("squeeze", slice(i, i + 1), {{"dim", *dim}}, n)); };
+    auto pick = [&](int64_t i) { return Imported::of_tensor(emit_native(OpId::Squeeze, slice(i, i + 1), {{"dim", *dim}}, n)); };
     if (op == "aten::select") {
       const Imported& index = lookup(n->input(2));
       if (!index.is_constant() || !index.constant.isInt()) return false;
@@ -631,7 +631,7 @@ class NodeImporter {
       dt = std::get<DType>(*d);
     }
     const Scalar value = Scalar::from_int(op == "aten::ones" ? 1 : 0);
-    bind(n, {Imported::of_tensor(emit_native("full", kNoValue, {{"shape", *shape}, {"value", value}, {"dtype", dt}}, n))});
+    bind(n, {Imported::of_tensor(emit_native(OpId::Full, kNoValue, {{"shape", *shape}, {"value", value}, {"dtype", dt}}, n))});
     return true;
   }
 
@@ -663,8 +663,9 @@ class NodeImporter {
       if (!v.is_constant() || ivalue_str(v.constant) != expected) return std::nullopt;
     }
     const OpSchema* format = find_op_schema(rule.op);
+    GBC_INTERNAL_ASSERT(format != nullptr, "torchscript: native rule names unknown op '" + rule.op + "'");
     Node node;
-    node.op = rule.op;
+    node.op = format->id;
     node.loc = loc_of(n);
     for (std::string arg : rule.args) {
       const bool optional = !arg.empty() && arg.back() == '?';
@@ -705,7 +706,7 @@ class NodeImporter {
     }
     for (const auto& [attr, value] : rule.fixed) node.attrs[attr] = value;
     // slice's end of INT64_MAX (Python's x[a:]) is the format's absent end.
-    if (rule.op == "slice")
+    if (node.op == OpId::Slice)
       if (auto e = node.attrs.find("end"); e != node.attrs.end() && std::get<int64_t>(e->second) >= (int64_t{1} << 62))
         node.attrs.erase(e);
     for (ValueId out : {model_.graph.add_value(unique_name(identifier(n->output()->debugNameBase(), "v")), ValueType{}, node.loc)})
@@ -787,7 +788,7 @@ class NodeImporter {
   // Any other operator: a generic `aten` node that names its schema.
   void import_generic(jit::Node* n, const c10::FunctionSchema& schema) {
     Node node;
-    node.op = kGenericOp;
+    node.op = OpId::Generic;
     node.loc = loc_of(n);
     node.attrs[kGenericSchemaAttr] = c10::toString(schema);
     for (size_t i = 0; i < schema.arguments().size() && i < n->inputs().size(); ++i) {

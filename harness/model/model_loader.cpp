@@ -632,8 +632,8 @@ class ModelLoader {
                close.empty() ? "see docs/model-format.md for the list of ops" : "did you mean '" + close + "'?");
       return define_unknown(yn);
     }
-    node.op = *op;
-    const bool generic = node.op == kGenericOp;
+    node.op = schema->id;
+    const bool generic = node.op == OpId::Generic;
     std::vector<std::string> keys = {"id", "op", "args", "source"};
     for (const auto& a : schema->attrs) keys.push_back(a.name);
     if (generic) keys.push_back("attrs");

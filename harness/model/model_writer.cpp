@@ -93,13 +93,13 @@ class Namer {
  private:
   void visit(const Block& b) {
     for (const auto& n : b.nodes) {
-      if (n.op == "if" && !n.outputs.empty()) {
+      if (n.op == OpId::If && !n.outputs.empty()) {
         std::string r = n.attr_string("result", "");
         names_[n.outputs[0]] = r;
         for (const auto& blk : n.blocks)
           for (ValueId res : blk.results) names_[res] = r;
       }
-      if ((n.op == "add_" || n.op == "mul_") && !n.outputs.empty() && n.args[0].is_value())
+      if ((n.op == OpId::AddInPlace || n.op == OpId::MulInPlace) && !n.outputs.empty() && n.args[0].is_value())
         names_[n.outputs[0]] = (*this)(n.args[0].value);
       for (const auto& blk : n.blocks) visit(blk);
     }
@@ -115,7 +115,7 @@ void write_block(const Graph& g, const Block& block, Namer& name, const std::str
     std::vector<std::string> args;
     for (const auto& a : n.args) args.push_back(a.is_value() ? name(a.value) : yaml_scalar(a.scalar));
     bool in_place = schema && schema->cls == OpClass::InPlace;
-    if (n.op == "if") {
+    if (n.op == OpId::If) {
       out << indent << "- op: if\n" << indent << "  args: " << list(args) << "\n";
       for (const auto& [k, v] : n.attrs) out << indent << "  " << k << ": " << attr_yaml(v) << "\n";
       const char* branch[] = {"then", "else"};
@@ -133,7 +133,7 @@ void write_block(const Graph& g, const Block& block, Namer& name, const std::str
     } else if (!n.outputs.empty() && !in_place) {
       out << "id: " << name(n.outputs[0]) << ", ";
     }
-    out << "op: " << n.op;
+    out << "op: " << op_name(n.op);
     if (is_generic_op(n)) {
       // The schema first, the tensors, then every other argument by name under attrs:.
       out << ", schema: " << yaml_string(n.attr_string(kGenericSchemaAttr, ""));

@@ -99,7 +99,7 @@ FailureSignature FailureSignature::from_json(const nlohmann::json& j) {
 
 std::vector<std::string> all_ops(const Model& model) {
   std::vector<std::string> ops;
-  for_each_node(model.graph.body, [&](const Node& n) { ops.push_back(n.op); });
+  for_each_node(model.graph.body, [&](const Node& n) { ops.push_back(op_name(n.op)); });
   sort_unique(ops);
   return ops;
 }
@@ -132,7 +132,7 @@ std::vector<std::string> ops_involved(const Model& model, const std::vector<std:
     if (it == producer.end() || !visited.insert(it->second).second) continue;
     const Node& n = *it->second;
     auto visit = [&](const Node& inner) {
-      ops.push_back(inner.op);
+      ops.push_back(op_name(inner.op));
       for (const Arg& a : inner.args)
         if (a.is_value()) work.push_back(a.value);
     };
@@ -183,7 +183,7 @@ FailureSignature signature_of_error(const Model& model, const std::string& backe
   s.detail = normalize_error(error);
   if (error_loc.valid()) {
     for_each_node(model.graph.body, [&](const Node& n) {
-      if (n.loc.line == error_loc.line && n.loc.col == error_loc.col) s.ops.push_back(n.op);
+      if (n.loc.line == error_loc.line && n.loc.col == error_loc.col) s.ops.push_back(op_name(n.op));
     });
     sort_unique(s.ops);
   }

@@ -35,7 +35,7 @@ void collect_uses(const Node& n, std::set<ValueId>& out) {
   }
 }
 
-bool is_in_place(const Node& n) { return n.op == "add_" || n.op == "mul_"; }
+bool is_in_place(const Node& n) { return n.op == OpId::AddInPlace || n.op == OpId::MulInPlace; }
 
 bool same_type(const ValueType& a, const ValueType& b) {
   if (!a.is_tensor() || !b.is_tensor() || a.dtype != b.dtype || a.rank() != b.rank()) return false;

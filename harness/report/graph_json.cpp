@@ -20,8 +20,8 @@ nlohmann::json graph_to_json(const Graph& g) {
     for (const Block& b : n.blocks) for_each_node(b, add_reads);
     nlohmann::json outs = nlohmann::json::array();
     for (ValueId v : n.outputs) outs.push_back(g.name_of(v));
-    const std::string id = n.outputs.empty() ? n.op + "#" + std::to_string(unnamed++) : g.name_of(n.outputs.front());
-    nodes.push_back({{"id", id}, {"op", n.op}, {"reads", reads}, {"outputs", outs}, {"loc", source_loc_json(n.loc)}});
+    const std::string id = n.outputs.empty() ? op_name(n.op) + "#" + std::to_string(unnamed++) : g.name_of(n.outputs.front());
+    nodes.push_back({{"id", id}, {"op", op_name(n.op)}, {"reads", reads}, {"outputs", outs}, {"loc", source_loc_json(n.loc)}});
   }
   for (ValueId v : g.outputs) outputs.push_back(g.name_of(v));
   return {{"name", g.name}, {"inputs", inputs}, {"nodes", nodes}, {"outputs", outputs}};

@@ -8,7 +8,7 @@
 namespace gbc {
 namespace {
 
-bool is_training_dropout(const Node& n) { return n.op == "dropout" && n.attr_bool("training", true); }
+bool is_training_dropout(const Node& n) { return n.op == OpId::Dropout && n.attr_bool("training", true); }
 
 // Marks every value that depends on a training-mode dropout, in program order; an `if` result is
 // random when its condition or either branch's result is.
@@ -61,7 +61,7 @@ JudgePlan make_judge_plan(const Model& model) {
     p.any_floating_output = p.any_floating_output || is_floating(t.dtype);
     std::optional<DropoutOutput> d;
     auto it = producer.find(o);
-    if (it != producer.end() && it->second->op == "dropout" && !it->second->args.empty() &&
+    if (it != producer.end() && it->second->op == OpId::Dropout && !it->second->args.empty() &&
         it->second->args[0].is_value() && !random.count(it->second->args[0].value)) {
       const Node& n = *it->second;
       d = DropoutOutput{n.args[0].value, n.attr_float("p", 0.5), n.attr_bool("training", true),

@@ -522,7 +522,7 @@ void probe(Disagreements& out, const std::string& op, const std::vector<Operand>
   Graph g;
   g.name = "probe";
   Node n;
-  n.op = op;
+  n.op = op_id(op);
   n.attrs = attrs;
   n.loc = SourceLoc{"probe.yaml", 1, 1};
   std::vector<RtValue> args;
@@ -754,8 +754,8 @@ TEST(AtenSemantics, HalfNumbersProbeMatchesTheVersionsSeen) {
   if (TORCH_VERSION_MAJOR < 2) {
     EXPECT_TRUE(s.half_numbers_in_float32.empty()) << "LibTorch " << TORCH_VERSION;
   } else {
-    EXPECT_TRUE(s.half_numbers_in_float32.count("mul") && s.half_numbers_in_float32.count("div")) << "LibTorch " << TORCH_VERSION;
-    EXPECT_FALSE(s.half_numbers_in_float32.count("add")) << "LibTorch " << TORCH_VERSION;
+    EXPECT_TRUE(s.half_numbers_in_float32.count(OpId::Mul) && s.half_numbers_in_float32.count(OpId::Div)) << "LibTorch " << TORCH_VERSION;
+    EXPECT_FALSE(s.half_numbers_in_float32.count(OpId::Add)) << "LibTorch " << TORCH_VERSION;
   }
   EXPECT_EQ(&s, &aten_semantics(c10::Device(c10::kCPU)));
 }

@@ -104,7 +104,7 @@ TEST(EagerExecutor, OnValueSeesEveryValueIncludingTheIfResult) {
   EagerOptions options;
   options.on_value = [&](const Node& node, ValueId id, const RtValue& v) {
     EXPECT_FALSE(v.is_scalar());
-    seen.push_back(node.op + ":" + m.graph.name_of(id));
+    seen.push_back(op_name(node.op) + ":" + m.graph.name_of(id));
   };
   run_eager(m.graph, {floats({-1, -2, -3})}, options);
   EXPECT_EQ(seen, (std::vector<std::string>{"sum:s", "gt:p", "neg:t", "add:y.else", "if:y"}));

@@ -13,29 +13,18 @@
 
 #include "harness/cli/cli.h"
 #include "harness/runner/check_report.h"
+#include "tests/support/print_break_model.h"
 
 namespace gbc {
 namespace {
 
 namespace fs = std::filesystem;
 
-const char* kPrintModel = R"(format: gbcheck/v1
-name: print_break
-inputs:
-  x: {shape: [4, 3]}
-graph:
-  - {id: a, op: relu, args: [x]}
-  - {op: print, args: [a], message: "after relu"}
-  - {id: y, op: exp, args: [a]}
-outputs: [y]
-check: {cases: 2}
-)";
-
 class ExplainCommand : public ::testing::Test {
  protected:
   void SetUp() override {
     path_ = (fs::temp_directory_path() / ("gbcheck-explain-test-" + std::to_string(getpid()) + ".yaml")).string();
-    std::ofstream(path_) << kPrintModel;
+    std::ofstream(path_) << testing::kPrintBreakModel;
   }
   void TearDown() override { fs::remove(path_); }
 

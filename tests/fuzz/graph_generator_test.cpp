@@ -147,8 +147,8 @@ int count_view_mutations(const Model& m) {
   int count = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node* n = nodes[i];
-    if ((n->op == "slice" || n->op == "transpose") && n->args[0].is_value()) base_of[n->output()] = n->args[0].value;
-    if (n->op != "add_" && n->op != "mul_") continue;
+    if ((n->op == OpId::Slice || n->op == OpId::Transpose) && n->args[0].is_value()) base_of[n->output()] = n->args[0].value;
+    if (n->op != OpId::AddInPlace && n->op != OpId::MulInPlace) continue;
     auto base = base_of.find(n->args[0].value);
     if (base == base_of.end() || reads[n->output()] != 0) continue;
     for (size_t j = i + 1; j < nodes.size(); ++j) {
@@ -165,21 +165,19 @@ int count_view_mutations(const Model& m) {
 PatternCounts count_patterns(const Model& m) {
   PatternCounts c;
   const Graph& g = m.graph;
-  std::map<ValueId, std::string> producer;
+  std::map<ValueId, OpId> producer;
   for (const Node* n : all_nodes(m))
     for (ValueId v : n->outputs) producer[v] = n->op;
-  static const std::set<std::string> binary = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder", "eq", "ne",
-                                               "lt", "le", "gt", "ge", "logical_and", "logical_or"};
-  auto is_identity_number = [](const std::string& op, const Scalar& s) {
+  auto is_identity_number = [](OpId op, const Scalar& s) {
     const double v = s.to_double();
-    if (op == "mul") return v == 0.0 || v == 1.0 || v == -1.0;
-    if (op == "add" || op == "sub") return v == 0.0;
-    if (op == "div") return v == 1.0 || v == -1.0;
-    if (op == "pow") return v == 0.0 || v == 1.0;
+    if (op == OpId::Mul) return v == 0.0 || v == 1.0 || v == -1.0;
+    if (op == OpId::Add || op == OpId::Sub) return v == 0.0;
+    if (op == OpId::Div) return v == 1.0 || v == -1.0;
+    if (op == OpId::Pow) return v == 0.0 || v == 1.0;
     return false;
   };
   for (const Node* n : all_nodes(m)) {
-    if (binary.count(n->op) && n->args.size() == 2) {
+    if (op_schema(n->op).cls == OpClass::Binary && n->args.size() == 2) {
       const Arg& a = n->args[0];
       const Arg& b = n->args[1];
       if (a.is_value() && b.is_value() && a.value == b.value) ++c.identity_itself;
@@ -191,11 +189,12 @@ PatternCounts count_patterns(const Model& m) {
             !is_floating(g.type(other->value).dtype) && num->scalar.f != std::floor(num->scalar.f))
           ++c.fractional_int;
       }
-      if ((n->op == "div" || n->op == "remainder") &&
-          ((!b.is_value() && b.scalar.to_double() < 0) || (b.is_value() && producer[b.value] == "neg")))
+      if ((n->op == OpId::Div || n->op == OpId::Remainder) &&
+          ((!b.is_value() && b.scalar.to_double() < 0) ||
+           (b.is_value() && producer.count(b.value) && producer.at(b.value) == OpId::Neg)))
         ++c.negative_divisor;
     }
-    if (n->op == "where" && n->args.size() == 3 && !n->args[2].is_value()) {
+    if (n->op == OpId::Where && n->args.size() == 3 && !n->args[2].is_value()) {
       const double v = n->args[2].scalar.to_double();
       if (!std::isfinite(v) || (v == 0.0 && std::signbit(v))) ++c.special_where;
     }
@@ -319,14 +318,14 @@ TEST(GraphGeneratorTest, CoversEveryOpOverManySeeds) {
   for (uint64_t seed = 0; seed < 2000; ++seed) {
     Model m = generate_model(seed, config);
     for (const Node* n : all_nodes(m)) {
-      ++ops[n->op];
-      if (n->op == "custom") kernels.insert(n->attr_string("name", "") + "/" + n->attr_string("meta", "none"));
+      ++ops[op_name(n->op)];
+      if (n->op == OpId::Custom) kernels.insert(n->attr_string("name", "") + "/" + n->attr_string("meta", "none"));
     }
     for (const auto* specs : {&m.inputs, &m.params})
       for (const auto& s : *specs) input_dtypes.insert(s.dtype);
   }
   for (const auto& s : all_op_schemas())
-    if (s.name != kGenericOp) EXPECT_GT(ops[s.name], 0) << s.name << " never generated";
+    if (s.id != OpId::Generic) EXPECT_GT(ops[s.name], 0) << s.name << " never generated";
   for (const auto& k : custom_kernels())
     for (const char* meta : {"none", "same_as_input"}) EXPECT_TRUE(kernels.count(k.name + "/" + meta)) << k.name << " " << meta;
   for (DType d : config.dtypes) EXPECT_TRUE(input_dtypes.count(d)) << dtype_name(d);
@@ -372,8 +371,8 @@ TEST(GraphGeneratorTest, StraightLineGraphsWithoutBreaks) {
     Model m = generate_model(seed, config);
     for (const Node* n : all_nodes(m)) {
       EXPECT_FALSE(is_graph_break_node(*n)) << "seed " << seed << ": " << print_node(m.graph, *n);
-      EXPECT_FALSE(n->op == "dropout" && n->attr_bool("training", true)) << "seed " << seed;
-      customs += n->op == "custom";
+      EXPECT_FALSE(n->op == OpId::Dropout && n->attr_bool("training", true)) << "seed " << seed;
+      customs += n->op == OpId::Custom;
     }
   }
   EXPECT_GT(customs, 0);  // custom kernels stay, typed by meta: same_as_input
@@ -424,7 +423,7 @@ TEST(GraphGeneratorTest, OpWeightsChooseTheOps) {
   std::map<std::string, int> ops;
   for (uint64_t seed = 0; seed < 100; ++seed) {
     Model m = generate_model(seed, config);
-    for (const Node* n : all_nodes(m)) ++ops[n->op];
+    for (const Node* n : all_nodes(m)) ++ops[op_name(n->op)];
   }
   EXPECT_GT(ops["add"], 0);
   EXPECT_GT(ops["matmul"], ops["add"]);
@@ -439,7 +438,7 @@ TEST(GraphGeneratorTest, DisabledOpsNeverAppearAsHelpers) {
   std::map<std::string, int> ops;
   for (uint64_t seed = 0; seed < 300; ++seed) {
     Model m = generate_model(seed, config);
-    for (const Node* n : all_nodes(m)) ++ops[n->op];
+    for (const Node* n : all_nodes(m)) ++ops[op_name(n->op)];
   }
   for (const char* op : {"to", "abs", "clamp", "sum", "amax", "print", "mul"}) EXPECT_EQ(ops[op], 0) << op;
   EXPECT_EQ(ops["if"], 0);  // a branch may need the identity step x * 1
@@ -471,8 +470,9 @@ TEST(GraphGeneratorTest, AvoidsMissingCpuKernels) {
     for (const Node* n : all_nodes(m)) {
       auto d = first_arg_dtype(m, *n);
       if (!d) continue;
-      std::string op = n->op == "custom" ? n->attr_string("name", "") : n->op;
-      EXPECT_TRUE(cpu_kernel_exists(op, *d)) << "seed " << seed << ": " << print_node(m.graph, *n);
+      const bool exists = n->op == OpId::Custom ? cpu_custom_kernel_exists(n->attr_string("name", ""), *d)
+                                                : cpu_kernel_exists(n->op, *d);
+      EXPECT_TRUE(exists) << "seed " << seed << ": " << print_node(m.graph, *n);
       half_nodes += *d == DType::Float16;
     }
   }
@@ -483,7 +483,7 @@ TEST(GraphGeneratorTest, AvoidsMissingCpuKernels) {
   for (uint64_t seed = 0; seed < 1000; ++seed) {
     Model m = generate_model(seed, cuda);
     EXPECT_EQ(m.check.device, "cuda");
-    for (const Node* n : all_nodes(m)) half_exp += n->op == "exp" && first_arg_dtype(m, *n) == DType::Float16;
+    for (const Node* n : all_nodes(m)) half_exp += n->op == OpId::Exp && first_arg_dtype(m, *n) == DType::Float16;
   }
   EXPECT_GT(half_exp, 0);
 }

@@ -54,13 +54,13 @@ class TorchScriptImport : public ::testing::Test {
   }
   static int count_ops(const Model& m, const std::string& op) {
     int n = 0;
-    for_each_node(m.graph.body, [&](const Node& node) { n += node.op == op; });
+    for_each_node(m.graph.body, [&](const Node& node) { n += node.op == op_id(op); });
     return n;
   }
   // Each op of the model by count: the format's ops by name, generic ones by their ATen name.
   static std::map<std::string, int> op_counts(const Model& m) {
     std::map<std::string, int> counts;
-    for_each_node(m.graph.body, [&](const Node& node) { ++counts[is_generic_op(node) ? generic_op_name(node) : node.op]; });
+    for_each_node(m.graph.body, [&](const Node& node) { ++counts[is_generic_op(node) ? generic_op_name(node) : op_name(node.op)]; });
     return counts;
   }
   static std::vector<std::string> generic_names(const Model& m) {
@@ -121,7 +121,7 @@ TEST_F(TorchScriptImport, BranchOnDataBecomesTheFormatsIf) {
   EXPECT_TRUE(r.fidelity.identical) << r.fidelity.detail;
   ASSERT_EQ(count_ops(r.model, "if"), 1);
   for_each_node(r.model.graph.body, [&](const Node& n) {
-    if (n.op != "if") return;
+    if (n.op != OpId::If) return;
     ASSERT_EQ(n.blocks.size(), 2u);
     EXPECT_EQ(count_ops(r.model, "relu"), 1);
     // The else branch returns x itself: the format wants a value defined in the branch.

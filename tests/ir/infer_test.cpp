@@ -27,7 +27,8 @@ class InferTest : public ::testing::Test {
   /// The type of `op`'s result, "?" when inference failed (its message is in diags_).
   std::string infer_args(const std::string& op, std::vector<Arg> args, std::map<std::string, AttrValue> attrs = {}) {
     Node n;
-    n.op = op;
+    n.op = op_id(op);
+    EXPECT_NE(n.op, OpId::Unknown) << op;
     n.args = std::move(args);
     n.attrs = std::move(attrs);
     n.outputs = {g_.add_value("out" + std::to_string(g_.values.size()), ValueType{})};

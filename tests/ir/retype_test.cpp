@@ -19,7 +19,7 @@ class RetypeTest : public ::testing::Test {
   // Appends `op(args)` to `block` and infers it, as the frontend does.
   ValueId node(Block& block, const std::string& op, std::vector<ValueId> args) {
     Node n;
-    n.op = op;
+    n.op = op_id(op);
     for (ValueId a : args) n.args.push_back(Arg::of(a));
     n.outputs = {g_.add_value(op + std::to_string(g_.values.size()), ValueType{})};
     Diagnostics d;
@@ -53,7 +53,7 @@ TEST_F(RetypeTest, NestedBlocksAreRetypedBeforeTheirNode) {
   ValueId x = input("x", DType::Float32, {3});
   ValueId c = input("c", DType::Bool, {});
   Node n;
-  n.op = "if";
+  n.op = OpId::If;
   n.args = {Arg::of(c)};
   n.blocks.resize(2);
   n.blocks[0].results = {node(n.blocks[0], "neg", {x})};

@@ -495,7 +495,7 @@ TEST(Interpreter, ObserverSeesEveryNodeValue) {
     at::Tensor want = env.at(node.output()).tensor.to(at::kDouble);
     bool per_column = want.numel() == 5;
     at::Tensor in_order = (per_column ? want.reshape({5}) : want.t().contiguous().reshape({15}));
-    ASSERT_EQ(seen[static_cast<int>(k)].size(), static_cast<size_t>(in_order.numel())) << node.op;
+    ASSERT_EQ(seen[static_cast<int>(k)].size(), static_cast<size_t>(in_order.numel())) << op_name(node.op);
     for (const auto& [element, value] : seen[static_cast<int>(k)])
       EXPECT_NEAR(value, in_order[element].item<double>(), 1e-6) << m.graph.name_of(node.output()) << " at " << element;
   }

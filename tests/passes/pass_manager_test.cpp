@@ -124,7 +124,7 @@ TEST(PassManager, DisablingAPassSkipsIt) {
   PassRunOptions no_decompose;
   no_decompose.disabled = {"decompose"};
   bool softmax_left = false;
-  for_each_node(run_graph_pipeline(g, no_decompose).body, [&](const Node& n) { softmax_left |= n.op == "softmax"; });
+  for_each_node(run_graph_pipeline(g, no_decompose).body, [&](const Node& n) { softmax_left |= n.op == OpId::Softmax; });
   EXPECT_TRUE(softmax_left);
   PassRunOptions everything;
   everything.disabled = {"functionalize", "decompose", "constant_fold", "cse", "dce"};

@@ -331,8 +331,9 @@ TEST(PipelineSemantics, InlineModelsAreDecomposed) {
     Model m = load_model_text(text, model.name);
     Graph optimized = run_graph_pipeline(m.graph, PassRunOptions{});
     for_each_node(optimized.body, [&](const Node& n) {
-      for (const char* composite : {"softmax", "log_softmax", "logsumexp", "layer_norm", "var", "gelu", "silu"})
-        EXPECT_NE(n.op, composite) << model.name;
+      for (OpId composite : {OpId::Softmax, OpId::LogSoftmax, OpId::Logsumexp, OpId::LayerNorm, OpId::Var, OpId::Gelu,
+                             OpId::Silu})
+        EXPECT_NE(n.op, composite) << model.name << ": " << op_name(composite);
     });
   }
 }
@@ -345,7 +346,7 @@ TEST(PipelineSemantics, ConstantsFoldThroughDecompositions) {
     Model m = load_model_text(std::string("format: gbcheck/v1\nname: constants\n") + model.body, "constants.yaml");
     std::vector<std::string> ops;
     for (const Node& n : run_graph_pipeline(m.graph, PassRunOptions{}).body.nodes)
-      if (n.op != "full") ops.push_back(n.op);
+      if (n.op != OpId::Full) ops.push_back(op_name(n.op));
     EXPECT_EQ(ops, std::vector<std::string>{"add"});
   }
 }

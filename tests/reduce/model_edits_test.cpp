@@ -33,7 +33,7 @@ const char* kChain =
 
 size_t index_of(const Model& m, const std::string& op) {
   for (size_t i = 0; i < m.graph.body.nodes.size(); ++i)
-    if (m.graph.body.nodes[i].op == op) return i;
+    if (m.graph.body.nodes[i].op == op_id(op)) return i;
   ADD_FAILURE() << "no " << op;
   return 0;
 }

@@ -17,7 +17,7 @@ namespace gbc::testing {
 /// Miscompiles one op kind: every `from` node runs as `to` (same arity and types).
 class MiscompilingBackend : public Backend {
  public:
-  MiscompilingBackend(std::string from, std::string to) : from_(std::move(from)), to_(std::move(to)) {}
+  MiscompilingBackend(const std::string& from, const std::string& to) : from_(op_id(from)), to_(op_id(to)) {}
   std::string name() const override { return "planted"; }
   void prepare(const Graph& graph, const BackendOptions&) override { load(graph, true); }
   std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs) override { return run_eager(graph_, inputs); }
@@ -32,7 +32,7 @@ class MiscompilingBackend : public Backend {
   }
 
  private:
-  std::string from_, to_;
+  OpId from_, to_;
   Graph graph_;
   BackendStats stats_;
 };
@@ -40,7 +40,7 @@ class MiscompilingBackend : public Backend {
 /// Segfaults whenever the graph holds an op of kind `op`, as generated code with a bad index would.
 class CrashingBackend : public Backend {
  public:
-  explicit CrashingBackend(std::string op) : op_(std::move(op)) {}
+  explicit CrashingBackend(const std::string& op) : op_(op_id(op)) {}
   std::string name() const override { return "crashing"; }
   void prepare(const Graph& graph, const BackendOptions&) override { graph_ = graph; }
   std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs) override {
@@ -51,7 +51,7 @@ class CrashingBackend : public Backend {
   const BackendStats& stats() const override { return stats_; }
 
  private:
-  std::string op_;
+  OpId op_;
   Graph graph_;
   BackendStats stats_;
 };

@@ -9,7 +9,6 @@
 #include "harness/reduce/reducer.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include "harness/model/model_loader.h"
 #include "harness/reduce/sandboxed_check.h"
 #include "tests/reduce/planted_backends.h"
+#include "tests/support/single_threaded.h"
 #include "compiler/support/file_tree.h"
 
 namespace gbc {
@@ -72,12 +72,11 @@ ReduceOptions options_with(const BackendInfo& backend) {
 
 std::vector<std::string> ops_of(const Model& m) {
   std::vector<std::string> ops;
-  for_each_node(m.graph.body, [&](const Node& n) { ops.push_back(n.op); });
+  for_each_node(m.graph.body, [&](const Node& n) { ops.push_back(op_name(n.op)); });
   return ops;
 }
 
 TEST(Reducer, ReducesA200NodeChainToTheMiscompiledNode) {
-  at::set_num_threads(1);
   Model model = load_model_text(chain_model(200, 120, "tanh", "planted"), "chain200.yaml");
   ASSERT_EQ(model.graph.node_count(), 200u);
   ReduceOptions o = options_with(miscompiling("tanh", "sigmoid"));
@@ -99,7 +98,6 @@ TEST(Reducer, ReducesA200NodeChainToTheMiscompiledNode) {
 // The schedule moved from code into configs/reduce.yaml without changing a step: these counts
 // were taken from the code before the move (the reduced models are asserted elsewhere).
 TEST(Reducer, TheShippedScheduleTakesThePinnedSteps) {
-  at::set_num_threads(1);
   const std::string relu =
       "format: gbcheck/v1\ndims: {B: [1, 8]}\ninputs:\n  x: {shape: [B, 16], dtype: float64}\n"
       "graph:\n  - {id: a, op: mul, args: [x, 2.0]}\n  - {id: r, op: relu, args: [a]}\n"
@@ -114,7 +112,6 @@ TEST(Reducer, TheShippedScheduleTakesThePinnedSteps) {
 
 // A schedule without the node passes keeps every node; the passes it names still run.
 TEST(Reducer, FollowsTheScheduleOfItsConfig) {
-  at::set_num_threads(1);
   Model model = load_model_text(chain_model(30, 12, "tanh", "planted"), "chain30.yaml");
   ReduceOptions o = options_with(miscompiling("tanh", "sigmoid"));
   o.config = load_reduce_config();
@@ -131,7 +128,6 @@ TEST(Reducer, FollowsTheScheduleOfItsConfig) {
 }
 
 TEST(Reducer, KeepsACrashSignatureWhileReducing) {
-  at::set_num_threads(1);
   Model model = load_model_text(chain_model(40, 25, "exp", "crashing"), "chain40.yaml");
   BackendInfo crashing = planted("crashing", [] { return std::make_unique<testing::CrashingBackend>("exp"); });
   ReduceResult r = reduce_model(model, options_with(crashing));
@@ -147,7 +143,6 @@ TEST(Reducer, KeepsACrashSignatureWhileReducing) {
 // relu miscompiled as abs differs only on negative elements: value simplification must keep a
 // negative one and may zero the rest; dims shrink while it still fails.
 TEST(Reducer, KeepsTheElementsThatMatterAndShrinksDims) {
-  at::set_num_threads(1);
   const std::string text =
       "format: gbcheck/v1\ndims: {B: [1, 8]}\ninputs:\n  x: {shape: [B, 16], dtype: float64}\n"
       "graph:\n  - {id: a, op: mul, args: [x, 2.0]}\n  - {id: r, op: relu, args: [a]}\n"
@@ -171,7 +166,6 @@ TEST(Reducer, KeepsTheElementsThatMatterAndShrinksDims) {
 }
 
 TEST(Reducer, ReportsAFlakyCheckAsNondeterministic) {
-  at::set_num_threads(1);
   const fs::path counter = fs::temp_directory_path() / ("gbcheck_flaky_" + std::to_string(::getpid()));
   fs::remove(counter);
   Model model = load_model_text(chain_model(10, 4, "tanh", "flaky"), "flaky.yaml");
@@ -183,7 +177,6 @@ TEST(Reducer, ReportsAFlakyCheckAsNondeterministic) {
 }
 
 TEST(Reducer, DoesNotReduceAPassingModel) {
-  at::set_num_threads(1);
   Model model = load_model_text(chain_model(10, 4, "tanh", "planted"), "pass.yaml");
   ReduceResult r = reduce_model(model, options_with(miscompiling("exp", "sin")));  // no exp in the model
   EXPECT_EQ(r.status, ReduceResult::Status::NotFailing);
@@ -193,7 +186,6 @@ TEST(Reducer, DoesNotReduceAPassingModel) {
 // --max-checks counts every check, the replay of the written model included (it once ran one more);
 // a budget too small to confirm the failing case ends the reduction without an error.
 TEST(Reducer, NeverRunsMoreChecksThanItsBudget) {
-  at::set_num_threads(1);
   Model model = load_model_text(chain_model(30, 12, "tanh", "planted"), "budget.yaml");
   for (int budget : {1, 2, 5, 12}) {
     ReduceOptions o = options_with(miscompiling("tanh", "sigmoid"));
@@ -208,7 +200,6 @@ TEST(Reducer, NeverRunsMoreChecksThanItsBudget) {
 // --reference: candidates are judged against another backend. One that miscompiles the same way
 // leaves nothing to reduce; a correct one reduces as eager does, and the replay names it.
 TEST(Reducer, ComparesWithTheReferenceItIsGiven) {
-  at::set_num_threads(1);
   Model model = load_model_text(chain_model(12, 5, "tanh", "planted"), "reference.yaml");
   ReduceOptions o = options_with(miscompiling("tanh", "sigmoid"));
   o.extra_backends.push_back(planted("same-bug", [] { return std::make_unique<testing::MiscompilingBackend>("tanh", "sigmoid"); }));
@@ -234,7 +225,6 @@ TEST(Reducer, RejectsAnUnknownBackend) {
 }
 
 TEST(Reducer, WritesALoadableModelWithItsHeaderAndInputs) {
-  at::set_num_threads(1);
   Model model = load_model_text(chain_model(30, 12, "tanh", "planted"), "chain30.yaml");
   ReduceResult r = reduce_model(model, options_with(miscompiling("tanh", "sigmoid")));
   ASSERT_EQ(r.status, ReduceResult::Status::Reduced);
@@ -257,7 +247,6 @@ TEST(Reducer, WritesALoadableModelWithItsHeaderAndInputs) {
 }
 
 TEST(SandboxedCheck, RunsAWholeCheckAndSignsItsFailures) {
-  at::set_num_threads(1);
   Model model = load_model_text(chain_model(12, 6, "tanh", "planted"), "chain12.yaml");
   RunOptions o = run_options_from_model(model);
   o.extra_backends = {miscompiling("tanh", "sigmoid")};
@@ -272,7 +261,6 @@ TEST(SandboxedCheck, RunsAWholeCheckAndSignsItsFailures) {
 }
 
 TEST(SandboxedCheck, TurnsACrashIntoASignature) {
-  at::set_num_threads(1);
   Model model = load_model_text(chain_model(12, 6, "exp", "crashing"), "crash12.yaml");
   RunOptions o = run_options_from_model(model);
   o.extra_backends = {planted("crashing", [] { return std::make_unique<testing::CrashingBackend>("exp"); })};

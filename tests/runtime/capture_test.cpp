@@ -10,6 +10,7 @@
 
 #include "compiler/runtime/graph_runtime.h"
 #include "tests/runtime/runtime_test_util.h"
+#include "tests/support/print_break_model.h"
 
 namespace gbc {
 namespace {
@@ -51,18 +52,8 @@ void expect_single_break(const std::string& yaml, const std::string& path, const
 }
 
 TEST(GraphBreaks, PrintIsGB001) {
-  expect_single_break(R"(format: gbcheck/v1
-name: print_break
-inputs:
-  x: {shape: [4, 3]}
-graph:
-  - {id: a, op: relu, args: [x]}
-  - {op: print, args: [a], message: "after relu"}
-  - {id: y, op: exp, args: [a]}
-outputs: [y]
-)",
-                      "print.yaml", {"GB001", "print.yaml:7:5", "print has a side effect", "check.reorderable_logging: true"},
-                      2);
+  expect_single_break(testing::kPrintBreakModel, "print.yaml",
+                      {"GB001", "print.yaml:7:5", "print has a side effect", "check.reorderable_logging: true"}, 2);
 }
 
 TEST(GraphBreaks, ItemIsGB002WithoutCaptureScalarOutputs) {

@@ -47,7 +47,7 @@ class CountingObserver : public KernelObserver {
  public:
   void begin_kernel(const ObservedKernel& k) override {
     ++begun;
-    for (const Node* n : k.nodes) ops.push_back(n->op);
+    for (const Node* n : k.nodes) ops.push_back(op_name(n->op));
     sizes = k.iteration_sizes;
   }
   void node_value(int node, int64_t, double) override { ++values[node]; }

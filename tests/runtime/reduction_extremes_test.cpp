@@ -82,7 +82,7 @@ at::Tensor rows_tensor(DType d) {
 // non-last dim; batch_norm's channels are the rows.
 std::string model_text(DType d, int64_t rows) {
   const std::string dt(dtype_name(d));
-  auto has = [&](const char* op) { return cpu_kernel_exists(op, d); };
+  auto has = [&](const char* op) { return cpu_kernel_exists(op_id(op), d); };
   std::string graph, outputs;
   auto node = [&](const std::string& id, const std::string& rest) {
     graph += "  - {id: " + id + ", " + rest + "}\n";

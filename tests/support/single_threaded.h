@@ -1,7 +1,7 @@
 // Including this header makes the whole test binary single-threaded: gbc's native kernels
 // ($GBCHECK_THREADS) and ATen both, so that forking a check into a sandbox is safe
 // (harness/sandbox/sandbox.h) and timings do not depend on the machine's cores. Used by the
-// faults, bisect and repro suites.
+// faults, bisect, repro and reducer suites.
 #pragma once
 
 #include <ATen/Parallel.h>

@@ -17,7 +17,7 @@ std::vector<std::string> producer_ops(const Model& model, const std::vector<Outp
   const Graph& g = model.graph;
   std::map<ValueId, std::string> producer;
   for_each_node(g.body, [&](const Node& n) {
-    for (ValueId v : n.outputs) producer[v] = n.op;
+    for (ValueId v : n.outputs) producer[v] = op_name(n.op);
   });
   std::vector<std::string> ops, names;
   for (const OutputCheck& c : failing) {
