@@ -103,7 +103,7 @@ TEST_F(UserInputs, InputsJsonAndManifestKeepALayout) {
   const std::string unequal = dir_.file("unequal.json", R"({"x": {"dtype": "float32", "shape": [2, 8], "layout": "expanded", "dim": 0,
                                                               "values": [1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 9]},
                                                         "w": {"dtype": "float32", "shape": [8], "values": [1, 1, 1, 1, 1, 1, 1, 2]}})");
-  EXPECT_NE(error_of(unequal).find("input 'x': layout \"expanded\" along dim 0 does not fit these values"), std::string::npos)
+  EXPECT_NE(error_of(unequal).find("input 'x': error: layout \"expanded\" along dim 0 does not fit these values"), std::string::npos)
       << error_of(unequal);
   const std::string unknown = dir_.file("unknown.json", R"({"x": {"dtype": "float32", "shape": [1, 8], "layout": "diagonal",
                                                               "values": [1, 2, 3, 4, 5, 6, 7, 8]}})");
