@@ -22,7 +22,7 @@ if [ "${1:-}" = "--sanitize" ]; then
 fi
 
 start=$(date +%s)
-GBCHECK_WITH_PYTORCH=1 gbcheck_install_deps
+GBCHECK_WITH_PYTORCH=1 GBCHECK_WITH_BROWSER=1 gbcheck_install_deps
 gbcheck_build "$root/$build" all "${cmake_args[@]}"
 echo "ci/test.sh: built in $(( $(date +%s) - start )) s" >&2
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900

@@ -9,11 +9,13 @@ GBCHECK_PACKAGES=(cmake ninja-build ccache g++ libtorch-dev librapidcheck-dev li
 # clang (with libFuzzer) only when fuzzing the loader is asked for: ci/fuzz_loader.sh sets
 # GBCHECK_WITH_LIBFUZZER=1. PyTorch for Python (Debian's 1.13, seen by /usr/bin/python3) only for
 # the tests, which write TorchScript files to import (corpus/torchscript/): ci/test.sh sets
-# GBCHECK_WITH_PYTORCH=1.
+# GBCHECK_WITH_PYTORCH=1. Debian's chromium only for the tests too, which load the HTML report in it
+# headless (tests/report/browser_report_test.py): ci/test.sh sets GBCHECK_WITH_BROWSER=1.
 gbcheck_missing_packages() {
   local packages=("${GBCHECK_PACKAGES[@]}") installed p missing=()
   [ -n "${GBCHECK_WITH_LIBFUZZER:-}" ] && packages+=(clang)
   [ -n "${GBCHECK_WITH_PYTORCH:-}" ] && packages+=(python3-torch python3-torchvision)
+  [ -n "${GBCHECK_WITH_BROWSER:-}" ] && packages+=(chromium)
   # One dpkg-query for all of them: ./gbcheck runs this on every call.
   installed=" $(dpkg-query -W -f='${db:Status-Abbrev}${Package} ' "${packages[@]}" 2>/dev/null |
                  grep -oE 'ii +[^ ]+' | sed -E 's/^ii +//' | tr '\n' ' ') "

@@ -10,6 +10,7 @@
 #include "compiler/runtime/kernel_region.h"
 #include "compiler/support/compiler_output.h"
 #include "compiler/support/log.h"
+#include "compiler/support/trace.h"
 
 namespace gbc {
 namespace {
@@ -33,6 +34,8 @@ NativeModule compile_module(const std::vector<kir::Kernel>& kernels, const std::
     GBC_LOG_CHANNEL(kernels) << module << ": " << (r.cache_hit ? "loaded from cache " : "compiled into ")
                              << r.library_path << " in " << r.compile_ms << " ms";
   }
+  trace::emit("kernel", {{"module", module}, {"device", "cpu"}, {"kernels", names}, {"source", source}, {"ok", r.ok},
+                         {"cache_hit", r.cache_hit}, {"compile_ms", r.compile_ms}, {"error", m.error}});
   return m;
 }
 

@@ -47,13 +47,20 @@ int64_t integral_bound(DType dtype, double v) {
   }
 }
 
+// bool tensors are read and written through uint8_t pointers (ATen stores 0 or 1): GCC does not
+// vectorize a loop that loads `bool` next to wider types ("no vectype"), so a masked row (a
+// `where` on a bool mask) ran scalar, several times slower than eager (issue 19).
+std::string storage_type(DType storage) { return storage == DType::Bool ? "uint8_t" : c_type(storage); }
+
 std::string widen(DType storage, const std::string& element) {
+  if (storage == DType::Bool) return "(" + element + " != 0)";
   if (storage == DType::Float16) return "gbc_f16_to_f32(" + element + ")";
   if (storage == DType::BFloat16) return "gbc_bf16_to_f32(" + element + ")";
   return element;
 }
 
 std::string narrow(DType storage, const std::string& value) {
+  if (storage == DType::Bool) return "(uint8_t)(" + value + ")";
   if (storage == DType::Float16) return "gbc_f32_to_f16(" + value + ")";
   if (storage == DType::BFloat16) return "gbc_f32_to_bf16(" + value + ")";
   return value;
@@ -162,11 +169,11 @@ std::string CEmitter::buffer_locals(const std::string& indent) const {
     const kir::Buffer& b = kernel_.buffers[k];
     const int index = static_cast<int>(k);
     const std::string field = dialect_.args + "buffers[" + std::to_string(k) + "]";
-    const std::string type = (b.is_output ? "" : "const ") + c_type(b.dtype) + "*";
+    const std::string type = (b.is_output ? "" : "const ") + storage_type(b.dtype) + "*";
     out += indent + type + " __restrict__ " + buffer_pointer(index) + " = (" + type + ")" + field + ".data;\n";
     if (b.index == kir::IndexKind::Affine) {
       out += indent + "const int64_t " + buffer_pointer(index) + "_s0 = " + field + ".s0;\n";
-      if (reduction && b.level == kir::Level::Full)
+      if (reduction && b.level == kir::Level::Full && !b.r_contiguous)
         out += indent + "const int64_t " + buffer_pointer(index) + "_s1 = " + field + ".s1;\n";
     }
   }
@@ -197,6 +204,7 @@ std::string CEmitter::offset(int buffer, const Indexing& ix) const {
     case kir::IndexKind::Contiguous:
       return per_element ? ix.o + " * " + ix.inner + " + " + ix.r : per_row ? ix.o : ix.i;
     case kir::IndexKind::Affine:
+      if (per_element && b.r_contiguous) return ix.o + " * " + p + "_s0 + " + ix.r;
       return per_element ? ix.o + " * " + p + "_s0 + " + ix.r + " * " + p + "_s1"
                          : (per_row ? ix.o : ix.i) + " * " + p + "_s0";
     case kir::IndexKind::Strided: {

@@ -19,6 +19,12 @@ const std::vector<FaultKind>& fault_kinds() {
        "compiler/codegen/cpu_codegen.cpp", false},
       {InjectedFault::Assert, "assert", "lowering a fused kernel that computes tanh fails an internal assertion (an exception)",
        "compiler/kernel/lower.cpp", true},
+      {InjectedFault::GuardDtype, "guard-dtype",
+       "guards ignore dtypes: an entry compiled for one input dtype serves calls with another",
+       "compiler/runtime/guards.cpp", true},
+      {InjectedFault::GuardLayout, "guard-layout",
+       "guards ignore strides: an entry and its kernels compiled for one layout (contiguous, transposed, ...) serve calls with another",
+       "compiler/runtime/guards.cpp, compiler/runtime/kernel_region.cpp", true},
   };
   return kinds;
 }

@@ -14,7 +14,9 @@
 
 namespace gbc {
 
-enum class InjectedFault : uint8_t { None, Const, Broadcast, ReduceBound, NanDrop, Fp16Accum, Crash, Assert };
+enum class InjectedFault : uint8_t {
+  None, Const, Broadcast, ReduceBound, NanDrop, Fp16Accum, Crash, Assert, GuardDtype, GuardLayout
+};
 
 struct FaultKind {
   InjectedFault fault;

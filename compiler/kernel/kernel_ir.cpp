@@ -43,7 +43,7 @@ std::string index_str(const Buffer& b) {
   switch (b.index) {
     case IndexKind::Contiguous: return "contiguous";
     case IndexKind::Scalar: return "scalar";
-    case IndexKind::Affine: return "affine";
+    case IndexKind::Affine: return b.r_contiguous ? "affine(r contiguous)" : "affine";
     case IndexKind::Strided: return "strided(" + std::to_string(b.rank) + ")";
   }
   return "?";

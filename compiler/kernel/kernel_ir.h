@@ -91,6 +91,9 @@ struct Buffer {
   Level level = Level::Full;  // reduction kernels: indexed per (o, r) or per o
   IndexKind index = IndexKind::Contiguous;
   int rank = 0;           // Strided: number of dims (strides and sizes passed at run time)
+  // Affine at a reduction's full level with r's stride 1 (a row broadcast over o, a padded row):
+  // offset o * s0 + r, so that a row's elements load as one vector instead of a gather.
+  bool r_contiguous = false;
 };
 
 enum class Combine : uint8_t { Sum, Prod, Max, Min, ArgMax };

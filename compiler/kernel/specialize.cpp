@@ -83,6 +83,7 @@ BufferSpec specialize_full(const BufferLayout& layout, size_t outer_rank) {
   if (spec.s0 == 0 && spec.s1 == 0) spec.index = kir::IndexKind::Scalar;
   else if (o_contiguous && r_contiguous) spec.index = kir::IndexKind::Contiguous;
   else spec.index = kir::IndexKind::Affine;
+  spec.r_contiguous = spec.index == kir::IndexKind::Affine && !ci.sizes.empty() && spec.s1 == 1;
   return spec;
 }
 
@@ -90,7 +91,7 @@ std::string token(const BufferSpec& spec) {
   switch (spec.index) {
     case kir::IndexKind::Contiguous: return "C";
     case kir::IndexKind::Scalar: return "S";
-    case kir::IndexKind::Affine: return "A";
+    case kir::IndexKind::Affine: return spec.r_contiguous ? "Ar" : "A";
     case kir::IndexKind::Strided: return "T" + std::to_string(spec.sizes.size());
   }
   return "?";
@@ -171,6 +172,7 @@ kir::Kernel specialized_kernel(const kir::Kernel& kernel, const Specialization& 
   for (size_t b = 0; b < out.buffers.size(); ++b) {
     out.buffers[b].index = spec.buffers[b].index;
     out.buffers[b].rank = static_cast<int>(spec.buffers[b].sizes.size());
+    out.buffers[b].r_contiguous = spec.buffers[b].r_contiguous;
   }
   return out;
 }

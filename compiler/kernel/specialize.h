@@ -41,13 +41,14 @@ BufferLayout iteration_layout(const LoweredKernel& kernel, size_t buffer, const 
 struct BufferSpec {
   kir::IndexKind index = kir::IndexKind::Contiguous;
   int64_t s0 = 0, s1 = 0;       // Affine
+  bool r_contiguous = false;    // Affine at a reduction's full level with s1 == 1 (kir::Buffer)
   std::vector<int64_t> sizes;   // Strided (rank = sizes.size())
   std::vector<int64_t> strides;
 };
 
 struct Specialization {
   std::vector<BufferSpec> buffers;
-  /// One token per buffer ("C", "S", "A", "T<rank>"), comma-separated: kernels compiled for equal
+  /// One token per buffer ("C", "S", "A", "Ar" (r contiguous), "T<rank>"), comma-separated: kernels compiled for equal
   /// keys are interchangeable.
   std::string layout_key;
 };

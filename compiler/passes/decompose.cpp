@@ -217,17 +217,36 @@ class Decomposer {
     e.result("add", {val(scaled), val(e.arg(2))});
   }
 
-  // sum((x - mean)^2) / (N - correction); ATen divides by max(N - correction, 0), so a
-  // non-positive divisor gives inf (or nan for a zero sum), as it does.
+  // sum((x - mean)^2) / (N - correction) in float64, as ATen's CPU var (Welford in double for
+  // every float dtype), so values near the float32 maximum overflow neither the mean nor the
+  // squares. The values are shifted by the row's first element first: float64 values near their
+  // own maximum then give exactly 0 when equal (as Welford does), and the sums overflow only where
+  // the variance itself does. ATen divides by max(N - correction, 0), so a non-positive divisor
+  // gives inf (or nan for a zero sum). float16/bfloat16 round through float32 at the end, as
+  // ATen's do.
   void var(Emitter& e, const Node& n) {
-    int64_t count = *constant_count(reduced_sizes(shape_of(n, 0), n));
+    const SymShape xs = shape_of(n, 0);  // a copy: emitting nodes adds values
+    int64_t count = *constant_count(reduced_sizes(xs, n));
     int64_t divisor = std::max<int64_t>(count - n.attr_int("correction", 1), 0);
-    ValueId x = e.arg(0);
-    ValueId mu = e.op("mean", {val(x)}, reduction_attrs(n, true), "mean");
-    ValueId centered = e.op("sub", {val(x), val(mu)}, {}, "centered");
+    auto f64 = [&](ValueId v, const std::string& name) {
+      return g_.type(v).dtype == DType::Float64 ? v : e.op("to", {val(v)}, {{"dtype", DType::Float64}}, name);
+    };
+    ValueId first = n.args[0].value;
+    const auto dims = n.attr_int_list("dim");
+    for (int64_t d = 0; d < static_cast<int64_t>(xs.size()); ++d) {
+      bool reduced = !dims || dims->empty();
+      for (int64_t r : dims.value_or(std::vector<int64_t>{}))
+        reduced = reduced || normalize_dim(r, static_cast<int64_t>(xs.size())) == d;
+      if (reduced) first = e.op("slice", {val(first)}, {{"dim", d}, {"start", int64_t{0}}, {"end", int64_t{1}}}, "first");
+    }
+    ValueId shifted = e.op("sub", {val(f64(e.arg(0), "f64")), val(f64(first, "shift"))}, {}, "shifted");
+    ValueId mu = e.op("div", {val(e.op("sum", {val(shifted)}, reduction_attrs(n, true), "mean_sum")), num_int(count)}, {}, "mean");
+    ValueId centered = e.op("sub", {val(shifted), val(mu)}, {}, "centered");
     ValueId sq = e.op("mul", {val(centered), val(centered)}, {}, "sq");
     ValueId s = e.op("sum", {val(sq)}, reduction_attrs(n, n.attr_bool("keepdim", false)), "sum");
-    e.result("div", {val(s), num_int(divisor)});
+    if (g_.type(n.args[0].value).dtype == DType::Float64) return e.result("div", {val(s), num_int(divisor)});
+    ValueId v = e.op("div", {val(s), num_int(divisor)}, {}, "f64_var");
+    e.result("to", {val(v)}, {{"dtype", DType::Float32}});
   }
 
   // ATen's CPU mean is sum(x) / N.

@@ -16,6 +16,7 @@
 #include "compiler/passes/pipeline_config.h"
 #include "compiler/support/config_dir.h"
 #include "compiler/support/log.h"
+#include "compiler/support/trace.h"
 
 namespace gbc {
 namespace {
@@ -87,6 +88,7 @@ Graph run_graph_pipeline(const Graph& graph, const PassRunOptions& options, std:
     if (options.disabled.count(pass.name)) {
       rec.nodes_after = rec.nodes_before;
       GBC_LOG_CHANNEL(passes) << "skipping " << pass.name << " (disabled)";
+      trace::emit("pass", {{"graph", graph.name}, {"name", pass.name}, {"disabled", true}, {"nodes_before", rec.nodes_before}});
       if (records) records->push_back(rec);
       continue;
     }
@@ -108,6 +110,12 @@ Graph run_graph_pipeline(const Graph& graph, const PassRunOptions& options, std:
       ms << std::fixed << rec.ms;
       GBC_LOG_CHANNEL(passes) << "pass " << pass.name << ": " << ms.str() << " ms, nodes " << rec.nodes_before << " -> "
                               << rec.nodes_after;
+    }
+    if (trace::enabled()) {
+      nlohmann::json fields = {{"graph", graph.name},        {"name", pass.name},          {"ms", rec.ms},
+                               {"nodes_before", rec.nodes_before}, {"nodes_after", rec.nodes_after}, {"changed", rec.changed}};
+      if (rec.changed) fields["before"] = print_graph(g), fields["after"] = print_graph(next);
+      trace::emit("pass", std::move(fields));
     }
     g = std::move(next);
     if (records) records->push_back(rec);

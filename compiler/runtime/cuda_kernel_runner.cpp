@@ -10,6 +10,7 @@
 #include "compiler/ir/diagnostics.h"
 #include "compiler/support/compiler_output.h"
 #include "compiler/support/log.h"
+#include "compiler/support/trace.h"
 
 namespace gbc {
 namespace {
@@ -127,6 +128,8 @@ NativeModule compile_cuda_module(const std::vector<kir::Kernel>& kernels, const 
                                  const std::string& cache_dir) {
   const auto start = std::chrono::steady_clock::now();
   NativeModule m;
+  std::string traced_source;  // for the trace's kernel event
+  bool traced_cache_hit = false;
   CudaDriver& driver = CudaDriver::get();
   const NvrtcCompiler& nvrtc = NvrtcCompiler::get();
   if (!driver.available()) {
@@ -147,8 +150,10 @@ NativeModule compile_cuda_module(const std::vector<kir::Kernel>& kernels, const 
   try {
     const DeviceInfo& device = device_info();
     const std::string source = codegen::generate_cuda_source(kernels, module);
+    traced_source = source;
     GBC_LOG_CHANNEL(output_code) << module << ": generated CUDA source\n" << source;
     codegen::CudaPtx ptx = codegen::compile_cuda_ptx(source, device.arch, use_cache, cache_dir);
+    traced_cache_hit = ptx.cache_hit;
     if (!ptx.build.ok) {
       m.error = first_error_line(ptx.build.log);
       GBC_LOG_CHANNEL(kernels) << module << ": NVRTC failed for sm_" << device.arch << "\n" << ptx.build.log;
@@ -165,6 +170,12 @@ NativeModule compile_cuda_module(const std::vector<kir::Kernel>& kernels, const 
     GBC_LOG_CHANNEL(kernels) << module << ": the driver rejected the module: " << e.what();
   }
   m.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (trace::enabled()) {
+    std::vector<std::string> names;
+    for (const kir::Kernel& k : kernels) names.push_back(k.name);
+    trace::emit("kernel", {{"module", module}, {"device", "cuda"}, {"kernels", names}, {"source", traced_source}, {"ok", m.ok},
+                           {"cache_hit", traced_cache_hit}, {"compile_ms", m.compile_ms}, {"error", m.error}});
+  }
   return m;
 }
 

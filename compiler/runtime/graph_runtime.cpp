@@ -9,6 +9,7 @@
 #include "compiler/runtime/region_graph.h"
 #include "compiler/runtime/runtime_events.h"
 #include "compiler/support/log.h"
+#include "compiler/support/trace.h"
 
 namespace gbc {
 namespace {
@@ -39,6 +40,7 @@ GraphRuntime::~GraphRuntime() = default;
 
 void GraphRuntime::prepare(const Graph& graph, const BackendOptions& options) {
   options_ = options;
+  guard_fault_ = parse_fault(options.inject_fault).value_or(InjectedFault::None);
   device_ = options.device == "cuda" ? c10::Device(c10::DeviceType::CUDA, 0) : c10::Device(c10::DeviceType::CPU);
   GBC_INTERNAL_ASSERT(options.dynamic == "auto" || options.dynamic == "true" || options.dynamic == "false",
                       "unknown check.dynamic '" + options.dynamic + "'");
@@ -147,9 +149,9 @@ GraphRuntime::Entry* GraphRuntime::find_entry(RegionState& rs, const std::vector
                                               const std::vector<int64_t>& dims) {
   if (rs.entries.empty()) return nullptr;
   // The entry that served the last call usually serves this one too.
-  if (guard_passes(rs.entries[rs.last_hit].guard, inputs, dims)) return &rs.entries[rs.last_hit];
+  if (guard_passes(rs.entries[rs.last_hit].guard, inputs, dims, guard_fault_)) return &rs.entries[rs.last_hit];
   for (size_t i = 0; i < rs.entries.size(); ++i) {
-    if (i == rs.last_hit || !guard_passes(rs.entries[i].guard, inputs, dims)) continue;
+    if (i == rs.last_hit || !guard_passes(rs.entries[i].guard, inputs, dims, guard_fault_)) continue;
     rs.last_hit = i;
     return &rs.entries[i];
   }
@@ -165,6 +167,7 @@ GraphRuntime::Entry* GraphRuntime::compile_entry(RegionState& rs, const std::vec
     std::optional<GuardFailure> failure = explain_guard_failure(rs.entries.back().guard, inputs, dims);
     GBC_INTERNAL_ASSERT(failure.has_value(), "a call failed every guard, yet the last entry's guard passes");
     GBC_LOG_CHANNEL(guards) << graph_label(seg) << ": guard failed: " << failure->message;
+    trace::emit("guard_failed", {{"graph", graph_label(seg)}, {"code", failure->code}, {"message", failure->message}});
     if (static_cast<int>(rs.entries.size()) >= options_.cache_size_limit) {
       CompileEvent e;
       e.kind = CompileEvent::Kind::Fallback;
@@ -196,8 +199,10 @@ GraphRuntime::Entry* GraphRuntime::compile_entry(RegionState& rs, const std::vec
   Entry entry;
   entry.guard = make_guard(g, seg, inputs, dims, *slots_, rs.dynamic);
   GBC_LOG_CHANNEL(guards) << graph_label(seg) << " entry " << rs.entries.size() << " guards:\n" << entry.guard.str(*slots_);
+  if (trace::enabled())
+    trace::emit("guards", {{"graph", graph_label(seg)}, {"entry", rs.entries.size()}, {"guards", entry.guard.str(*slots_)}});
   auto start = std::chrono::steady_clock::now();
-  Graph rg = region_graph(program_, seg, entry.guard.static_bindings(*slots_));
+  Graph rg = region_graph(program_, seg, entry.guard.static_bindings(*slots_), entry.guard.dtypes_beside(g, seg));
   CompileContext cctx{options_, stats_, "graph" + std::to_string(seg.region)};
   entry.exe = compiler_->compile(rg, cctx);
   stats_.compile_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

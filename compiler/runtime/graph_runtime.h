@@ -93,6 +93,7 @@ class GraphRuntime : public Backend {
   std::string name_;
   std::unique_ptr<RegionCompiler> compiler_;
   BackendOptions options_;
+  InjectedFault guard_fault_ = InjectedFault::None;  // --inject-fault guard-dtype, guard-layout
   c10::Device device_ = c10::Device(c10::DeviceType::CPU);
   CapturedProgram program_;
   std::unique_ptr<DimSlots> slots_;

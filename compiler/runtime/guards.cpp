@@ -56,6 +56,16 @@ DimBindings Guard::static_bindings(const DimSlots& slots) const {
   return out;
 }
 
+std::map<ValueId, DType> Guard::dtypes_beside(const Graph& graph, const Segment& region) const {
+  std::map<ValueId, DType> out;
+  for (const TensorGuard& t : tensors) {
+    const ValueId v = region.inputs[t.input];
+    const DType called = from_aten(t.dtype);
+    if (called != graph.type(v).dtype) out.emplace(v, called);
+  }
+  return out;
+}
+
 std::string Guard::str(const DimSlots& slots) const {
   std::string s;
   for (const DimGuard& d : static_dims)
@@ -104,12 +114,15 @@ Guard make_guard(const Graph& graph, const Segment& region, const std::vector<Rt
   return g;
 }
 
-bool guard_passes(const Guard& guard, const std::vector<RtValue>& inputs, const std::vector<int64_t>& dims) {
+bool guard_passes(const Guard& guard, const std::vector<RtValue>& inputs, const std::vector<int64_t>& dims,
+                  InjectedFault fault) {
   for (const DimGuard& d : guard.static_dims)
     if (dims[static_cast<size_t>(d.slot)] != d.value) return false;
   for (const TensorGuard& tg : guard.tensors) {
     const at::Tensor& t = inputs[tg.input].tensor;
-    if (t.scalar_type() != tg.dtype || t.device() != tg.device) return false;
+    if (t.device() != tg.device) return false;
+    if (t.scalar_type() != tg.dtype && fault != InjectedFault::GuardDtype) return false;
+    if (fault == InjectedFault::GuardLayout) continue;
     if (tg.contiguous ? !t.is_contiguous() : layout_class(t) != tg.layout) return false;
   }
   return true;

@@ -10,12 +10,14 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "compiler/aten/runtime_value.h"
+#include "compiler/kernel/fault_injection.h"
 #include "compiler/runtime/capture.h"
 #include "compiler/runtime/dim_binding.h"
 
@@ -47,6 +49,9 @@ struct Guard {
 
   /// The dims pinned by value, by name (what region_graph substitutes).
   DimBindings static_bindings(const DimSlots& slots) const;
+  /// The region's inputs whose guarded dtype is not the one the graph declares (a call with other
+  /// dtypes than the model's): what region_graph specializes the entry's types on.
+  std::map<ValueId, DType> dtypes_beside(const Graph& graph, const Segment& region) const;
   /// One line per guard, for the `guards` log channel.
   std::string str(const DimSlots& slots) const;
 };
@@ -63,8 +68,11 @@ Guard make_guard(const Graph& graph, const Segment& region, const std::vector<Rt
                  const std::vector<int64_t>& dims, const DimSlots& slots, const std::set<int>& dynamic);
 
 /// Whether the call (the region's inputs and the call's dims) passes. Fast: comparisons only, except
-/// for the layout class of a non-contiguous tensor.
-bool guard_passes(const Guard& guard, const std::vector<RtValue>& inputs, const std::vector<int64_t>& dims);
+/// for the layout class of a non-contiguous tensor. `fault` (--inject-fault guard-dtype or
+/// guard-layout) skips the dtype or the layout comparison: an entry then serves calls it was not
+/// compiled for.
+bool guard_passes(const Guard& guard, const std::vector<RtValue>& inputs, const std::vector<int64_t>& dims,
+                  InjectedFault fault = InjectedFault::None);
 
 /// The first failing guard, described; nullopt when the call passes.
 std::optional<GuardFailure> explain_guard_failure(const Guard& guard, const std::vector<RtValue>& inputs,

@@ -5,6 +5,7 @@
 #include "compiler/ir/op_schema.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/support/log.h"
+#include "compiler/support/trace.h"
 
 namespace gbc {
 namespace {
@@ -89,6 +90,7 @@ KernelPlan plan_kernels(const Graph& region, const PlanOptions& options) {
     plan.fallbacks.push_back(std::move(e));
   }
   GBC_LOG_CHANNEL(kernels) << g.name << ": partition\n" << print_partition(g, g.body, plan.partition);
+  if (trace::enabled()) trace::emit("partition", {{"graph", g.name}, {"partition", print_partition(g, g.body, plan.partition)}});
   return plan;
 }
 

@@ -1,5 +1,6 @@
 #include "compiler/runtime/region_graph.h"
 
+#include "compiler/ir/retype.h"
 #include "compiler/passes/effects.h"
 
 namespace gbc {
@@ -63,7 +64,8 @@ std::set<std::string> region_symbols(const Graph& graph, const Segment& region) 
   return out;
 }
 
-Graph region_graph(const CapturedProgram& program, const Segment& region, const DimBindings& static_dims) {
+Graph region_graph(const CapturedProgram& program, const Segment& region, const DimBindings& static_dims,
+                   const std::map<ValueId, DType>& input_dtypes) {
   GBC_INTERNAL_ASSERT(region.kind == Segment::Kind::Region, "region_graph: not a region");
   const Graph& src = program.graph;
   Graph g;
@@ -77,9 +79,11 @@ Graph region_graph(const CapturedProgram& program, const Segment& region, const 
   // ATen writes some params without moving their version counters (batch_norm's running stats),
   // so only params no node of the program writes are marked as such (param_steps.h relies on it).
   const AliasAnalysis aliases(src);
+  std::vector<GraphInput> model_roles;  // as the model declares them: what inference checks
   for (ValueId v : region.inputs) {
     bool param = false;
     for (const GraphInput& in : src.inputs) param = param || (in.value == v && in.role == GraphInput::Role::Param);
+    model_roles.push_back({v, param ? GraphInput::Role::Param : GraphInput::Role::Input});
     param = param && !aliases.may_be_mutated(v);
     g.inputs.push_back({v, param ? GraphInput::Role::Param : GraphInput::Role::Input});
   }
@@ -89,6 +93,15 @@ Graph region_graph(const CapturedProgram& program, const Segment& region, const 
     if (!static_dims.empty()) substitute_node(g.body.nodes.back(), static_dims);
   }
   g.outputs = region.outputs;
+  if (!input_dtypes.empty()) {
+    // Inference checks the model's rules (batch_norm's running stats must be params), so it sees
+    // the model's roles; the region keeps its own.
+    std::swap(g.inputs, model_roles);
+    Diagnostics diags;
+    GBC_INTERNAL_ASSERT(retype_graph(g, input_dtypes, diags),
+                        "region_graph: the region does not accept its call's dtypes: " + diags.str());
+    std::swap(g.inputs, model_roles);
+  }
   return g;
 }
 

@@ -4,6 +4,7 @@
 // Tests: tests/runtime/capture_test.cpp.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -24,6 +25,9 @@ std::set<std::string> region_symbols(const Graph& graph, const Segment& region);
 /// its inputs (in order; the model's params that no node of the program may write into keep
 /// Role::Param, everything else is Role::Input) and outputs. Symbols in `static_dims` become constants in
 /// every type and shape attribute, and their ranges shrink to that value: a static specialization.
-Graph region_graph(const CapturedProgram& program, const Segment& region, const DimBindings& static_dims);
+/// Inputs in `input_dtypes` take that dtype, and the region's types are inferred again
+/// (compiler/ir/retype.h): an entry specialized on a call with other dtypes than the model declares.
+Graph region_graph(const CapturedProgram& program, const Segment& region, const DimBindings& static_dims,
+                   const std::map<ValueId, DType>& input_dtypes = {});
 
 }  // namespace gbc

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "compiler/support/trace.h"
 #include "harness/bench/bench_runner.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/inject_fault.h"
@@ -175,6 +176,7 @@ std::function<int()> add_bench_command(CLI::App& sub) {
         return kExitInvalid;
       }
     }
+    trace::emit("bench_report", {{"report", bench_json(rep)}});
     return rep.exit_code();
   };
 }

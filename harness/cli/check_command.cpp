@@ -2,17 +2,21 @@
 #include <unistd.h>
 
 #include <algorithm>
+
+#include "compiler/support/trace.h"
 #include <iostream>
 
 #include "harness/bisect/check_intermediates.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/crash_report.h"
+#include "harness/cli/html_output.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/cli/option_checks.h"
 #include "harness/cli/progress.h"
 #include "harness/cli/run_args.h"
 #include "harness/report/drift_plot.h"
 #include "harness/report/json_report.h"
+#include "harness/report/program_json.h"
 #include "harness/report/terminal_report.h"
 #include "harness/runner/check_runner.h"
 
@@ -52,6 +56,7 @@ std::function<int()> add_check_command(CLI::App& sub) {
     RunArgs run;
     std::string json_path;
     std::string plots_dir;
+    std::string html_path;
     bool quiet = false;
     bool intermediates = false;
   };
@@ -68,8 +73,13 @@ std::function<int()> add_check_command(CLI::App& sub) {
   sub.add_option("--plots", args->plots_dir,
                  "write SVG plots of the per-step error (check.iterations) into DIR, one per backend")
       ->check(writable_folder());
+  sub.add_option("--html", args->html_path,
+                 "also write the HTML report (docs/report.md): FILE and its pages beside it, self-contained")
+      ->check(writable_file());
   return [args]() -> int {
     if (!args->run.apply_logging()) return kExitInvalid;
+    HtmlOutput html(args->html_path);
+    if (!html.begin()) return kExitInvalid;
     Model model = args->run.load();
     RunOptions opt;
     if (auto stop = args->run.resolve(model, opt)) return *stop;
@@ -94,6 +104,7 @@ std::function<int()> add_check_command(CLI::App& sub) {
       progress.update(done, total);
       set_crash_case(first_case + done);
     };
+    opt.on_backend_done = trace_program;
     CheckReport report = run_check(model, opt);
     progress.finish();
     std::vector<BackendIntermediates> intermediates;
@@ -134,7 +145,10 @@ std::function<int()> add_check_command(CLI::App& sub) {
         return kExitInvalid;
       }
     }
-    return report.exit_code() == kExitPass && !nodes_pass ? kExitDivergence : report.exit_code();
+    const int exit_code = report.exit_code() == kExitPass && !nodes_pass ? kExitDivergence : report.exit_code();
+    if (trace::enabled()) trace::emit("check_report", {{"report", report_json(report)}});
+    if (!html.write(exit_code, args->quiet)) return kExitInvalid;
+    return exit_code;
   };
 }
 

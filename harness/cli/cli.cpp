@@ -11,6 +11,7 @@
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/op_schema.h"
 #include "compiler/support/config_dir.h"
+#include "compiler/support/trace.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/runner/check_report.h"
 #include "harness/version.h"
@@ -40,6 +41,8 @@ const std::vector<CommandSpec>& commands() {
        add_backends_command},
       {"repro", "write a folder that reproduces a failing case without gbcheck (repro.cpp, repro.py, inputs)",
        add_repro_command},
+      {"report", "render a trace folder (--trace DIR) as a static HTML site: graphs, kernels, breaks, failures (docs/report.md)",
+       add_report_command},
   };
   return table;
 }
@@ -92,11 +95,27 @@ std::string explain_parse_error(const CLI::App& app, const std::vector<std::stri
   return e.what();
 }
 
+std::string& command_line_storage() {
+  static std::string line;
+  return line;
+}
+
+// Runs a command's action, then ends the trace (if one is open) with its exit code.
+int run_and_end_trace(const std::function<int()>& action) {
+  const int code = action ? action() : kExitInvalid;
+  trace::close(code);
+  return code;
+}
+
 }  // namespace
+
+const std::string& invoked_command_line() { return command_line_storage(); }
 
 int cli_main(int argc, char** argv) {
   // `gbcheck model.yaml ...` means `gbcheck check model.yaml ...`.
   std::vector<std::string> args(argv + 1, argv + argc);
+  command_line_storage() = "gbcheck";
+  for (const std::string& a : args) command_line_storage() += " " + a;
   bool top_level_flag = !args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "--version");
   if (args.size() == 2 && args[0] == "--inject-fault" && args[1] == "list") {
     print_fault_list(std::cout);
@@ -145,7 +164,7 @@ int cli_main(int argc, char** argv) {
     return kExitInvalid;
   }
   try {
-    return action ? action() : kExitInvalid;
+    return run_and_end_trace(action);
   } catch (const InputError& e) {  // an invalid model or config file
     std::cerr << e.diagnostics().str();
     return kExitInvalid;

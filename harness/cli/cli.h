@@ -18,6 +18,8 @@ struct CommandSpec {
 };
 
 int cli_main(int argc, char** argv);
+/// The command line as typed ("gbcheck check m.yaml --trace t"), for the trace's first event.
+const std::string& invoked_command_line();
 
 // Subcommands.
 std::function<int()> add_check_command(CLI::App& sub);
@@ -32,5 +34,6 @@ std::function<int()> add_fuzz_command(CLI::App& sub);
 std::function<int()> add_db_command(CLI::App& sub);
 std::function<int()> add_import_command(CLI::App& sub);
 std::function<int()> add_backends_command(CLI::App& sub);
+std::function<int()> add_report_command(CLI::App& sub);
 
 }  // namespace gbc

@@ -1,4 +1,4 @@
-// `gbcheck db merge OUT.db IN.db...`, `gbcheck db report DIR|DB [--junit FILE]` and
+// `gbcheck db merge OUT.db IN.db...`, `gbcheck db report DIR|DB [--junit FILE] [--html FILE]` and
 // `gbcheck db mark DIR|DB KEY... --status fixed|known`: the fuzz store's maintenance
 // (harness/store). report exits 1 when the store holds new signatures, so a CI step fails on new
 // bugs (and its JUnit file names them); the others exit 0, or 2 for an unusable store.
@@ -9,6 +9,7 @@
 
 #include "harness/cli/cli.h"
 #include "harness/cli/option_checks.h"
+#include "harness/report/store_site.h"
 #include "harness/runner/check_report.h"
 #include "harness/store/fuzz_store.h"
 #include "harness/store/store_merge.h"
@@ -26,7 +27,7 @@ std::string store_path(const std::string& path) {
 
 std::function<int()> add_db_command(CLI::App& sub) {
   struct Args {
-    std::string out, junit, status = "fixed";
+    std::string out, junit, html, status = "fixed";
     std::vector<std::string> inputs, keys;
     std::string action;
   };
@@ -39,6 +40,8 @@ std::function<int()> add_db_command(CLI::App& sub) {
   CLI::App* report = sub.add_subcommand("report", "what the store holds, new signatures since the previous run first");
   report->add_option("store", a->out, "a campaign folder or its fuzz.db")->required();
   report->add_option("--junit", a->junit, "also write JUnit XML: new signatures as failed tests")->check(writable_file());
+  report->add_option("--html", a->html, "also write the HTML report (docs/report.md): signatures with pictures and repro links")
+      ->check(writable_file());
   report->callback([a] { a->action = "report"; });
   CLI::App* mark = sub.add_subcommand("mark", "set the status of signatures by hand (fixed once the bug is fixed)");
   mark->add_option("store", a->out, "a campaign folder or its fuzz.db")->required();
@@ -76,6 +79,15 @@ std::function<int()> add_db_command(CLI::App& sub) {
           std::cerr << "gbcheck db report: cannot write " << a->junit << "\n";
           return kExitInvalid;
         }
+      }
+      if (!a->html.empty()) {
+        try {
+          write_site(store_site(r, store.folder(), a->html), site_folder(a->html));
+        } catch (const std::exception& e) {
+          std::cerr << "gbcheck db report: " << e.what() << "\n";
+          return kExitInvalid;
+        }
+        std::cout << "report: " << a->html << "\n";
       }
       return r.clean() ? kExitPass : kExitDivergence;
     } catch (const StoreError& e) {

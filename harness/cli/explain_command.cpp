@@ -16,12 +16,15 @@
 #include "compiler/aten/eager_executor.h"
 #include "compiler/runtime/graph_runtime.h"
 #include "compiler/runtime/runtime_events.h"
+#include "compiler/support/trace.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/html_output.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/cli/option_checks.h"
 #include "harness/cli/run_args.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/report/json_report.h"
+#include "harness/report/program_json.h"
 #include "harness/version.h"
 
 namespace gbc {
@@ -67,6 +70,7 @@ Explained explain_backend(const Model& model, const RunOptions& opt, const std::
     }
   }
   out.stats = backend->stats();
+  trace_program(name, *backend);
   if (const auto* rt = dynamic_cast<const GraphRuntime*>(backend.get())) out.program = rt->describe();
   return out;
 }
@@ -77,28 +81,6 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep =
   std::string s;
   for (const auto& p : parts) s += (s.empty() ? "" : sep) + p;
   return s;
-}
-
-// The model nodes a step computes: a step node that kept its model node's name is that node;
-// one a pass made (a decomposition) is found by its location, which passes keep on everything
-// they decompose into (an imported model's nodes may share one location): "a, y".
-std::vector<std::string> model_nodes(const SegmentDescription& seg, const StepDescription& step) {
-  std::vector<std::string> out;
-  auto add = [&](size_t i) {
-    std::string name = seg.node_names[i].empty() ? seg.ops[i] : seg.node_names[i];
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-  };
-  for (size_t k = 0; k < step.locs.size(); ++k) {
-    const std::string printed = k < step.nodes.size() ? step.nodes[k].substr(0, step.nodes[k].find(':')) : "";
-    auto same_name = std::find(seg.node_names.begin(), seg.node_names.end(), printed);
-    if (!printed.empty() && same_name != seg.node_names.end()) {
-      add(static_cast<size_t>(same_name - seg.node_names.begin()));
-      continue;
-    }
-    for (size_t i = 0; i < seg.locs.size(); ++i)
-      if (seg.locs[i].str() == step.locs[k].str()) add(i);
-  }
-  return out;
 }
 
 void print_events(std::ostream& out, const BackendStats& stats, CompileEvent::Kind kind, const std::string& title) {
@@ -132,7 +114,7 @@ void print_graph(std::ostream& out, const SegmentDescription& seg, bool verbose)
     std::string locs;
     for (const SourceLoc& l : step.locs)
       if (locs.find(l.str()) == std::string::npos) locs += (locs.empty() ? "" : " ") + l.str();
-    std::string what = join(model_nodes(seg, step));
+    std::string what = join(step_model_nodes(seg, step));
     switch (step.kind) {
       case StepDescription::Kind::Kernel:
         out << "  kernel " << step.name << " (" << step.note << ") computes " << what << "  [" << locs << "]\n";
@@ -185,20 +167,6 @@ void print_explained(std::ostream& out, const Model& model, const RunOptions& op
   for (const CaseError& e : ex.errors) out << "case " << e.index << " raised: " << e.message << "\n";
 }
 
-nlohmann::json loc_json(const SourceLoc& l) {
-  if (!l.valid() && l.file.empty()) return nullptr;
-  nlohmann::json j = {{"file", l.file}, {"line", l.line}, {"col", l.col}};
-  if (!l.origin.empty()) j["python"] = l.origin;  // an imported node's line in the user's code
-  return j;
-}
-
-nlohmann::json step_json(const SegmentDescription& seg, const StepDescription& step) {
-  nlohmann::json locs = nlohmann::json::array();
-  for (const SourceLoc& l : step.locs) locs.push_back(loc_json(l));
-  return {{"kind", StepDescription::kind_name(step.kind)}, {"name", step.name},        {"model_nodes", model_nodes(seg, step)},
-          {"nodes", step.nodes},                           {"locs", locs},             {"note", step.note}};
-}
-
 nlohmann::json explained_json(const Explained& ex, int exit_code) {
   const BackendStats& st = ex.stats;
   nlohmann::json j;
@@ -216,30 +184,13 @@ nlohmann::json explained_json(const Explained& ex, int exit_code) {
   for (const CompileEvent& e : st.events) j["events"].push_back(compile_event_to_json(e));
   j["program"] = nullptr;
   if (ex.program) {
-    nlohmann::json program = nlohmann::json::array();
-    for (const SegmentDescription& seg : ex.program->segments) {
-      if (seg.island) {
-        program.push_back({{"kind", "graph_break"}, {"event", compile_event_to_json(seg.graph_break)}});
-        continue;
-      }
-      nlohmann::json nodes = nlohmann::json::array();
-      for (size_t i = 0; i < seg.nodes.size(); ++i)
-        nodes.push_back({{"id", seg.node_names[i]}, {"op", seg.ops[i]}, {"loc", loc_json(seg.locs[i])}});
-      nlohmann::json steps = nlohmann::json::array(), entries = nlohmann::json::array();
-      if (!seg.entries.empty())
-        for (const StepDescription& s : seg.entries.front().region.steps) steps.push_back(step_json(seg, s));
-      for (const EntryDescription& e : seg.entries) entries.push_back({{"calls", e.calls}, {"guards", e.guards}});
-      program.push_back({{"kind", "graph"}, {"index", seg.region}, {"nodes", nodes}, {"inputs", seg.inputs},
-                         {"outputs", seg.outputs}, {"steps", steps}, {"entries", entries},
-                         {"eager_calls", seg.eager_calls}});
-    }
-    j["program"] = program;
+    j["program"] = program_to_json(*ex.program);
     nlohmann::json rewrites = nlohmann::json::array();
-    for (const SourceLoc& l : ex.program->rewritten_ifs) rewrites.push_back(loc_json(l));
+    for (const SourceLoc& l : ex.program->rewritten_ifs) rewrites.push_back(source_loc_json(l));
     j["rewritten_ifs"] = rewrites;
   }
   nlohmann::json errors = nlohmann::json::array();
-  for (const CaseError& e : ex.errors) errors.push_back({{"case", e.index}, {"message", e.message}, {"loc", loc_json(e.loc)}});
+  for (const CaseError& e : ex.errors) errors.push_back({{"case", e.index}, {"message", e.message}, {"loc", source_loc_json(e.loc)}});
   j["errors"] = errors;
   return j;
 }
@@ -250,6 +201,7 @@ std::function<int()> add_explain_command(CLI::App& sub) {
   struct Args {
     RunArgs run;
     std::string json_path;
+    std::string html_path;
   };
   auto args = std::make_shared<Args>();
   RunArgsScope scope;  // cases as drawn
@@ -258,8 +210,13 @@ std::function<int()> add_explain_command(CLI::App& sub) {
   args->run.add_to(sub, scope);
   sub.add_option("--json", args->json_path, "also write the explanation as JSON (schema: docs/json-report.md)")
       ->check(writable_file());
+  sub.add_option("--html", args->html_path,
+                 "also write the HTML report (docs/report.md): FILE and its pages beside it, self-contained")
+      ->check(writable_file());
   return [args]() -> int {
     if (!args->run.apply_logging()) return kExitInvalid;
+    HtmlOutput html(args->html_path);
+    if (!html.begin()) return kExitInvalid;
     Model model = args->run.load();
     RunOptions opt;
     RunArgs run = args->run;
@@ -286,7 +243,7 @@ std::function<int()> add_explain_command(CLI::App& sub) {
       reports.push_back(explained_json(ex, code));
     }
     if (!fault.empty()) std::cout << fault_banner(fault) << "\n";
-    if (!args->json_path.empty()) {
+    if (!args->json_path.empty() || trace::enabled()) {
       nlohmann::json j;
       j["schema"] = "gbcheck.explain/v1";
       j["gbcheck_version"] = kGbcheckVersion;
@@ -297,13 +254,15 @@ std::function<int()> add_explain_command(CLI::App& sub) {
       j["exit_code"] = exit_code;
       j["backends"] = reports;
       if (!opt.backend_options.inject_fault.empty()) j["injected_fault"] = opt.backend_options.inject_fault;
+      if (trace::enabled()) trace::emit("explain_report", {{"report", j}});
       try {
-        write_json_file(args->json_path, j);
+        if (!args->json_path.empty()) write_json_file(args->json_path, j);
       } catch (const std::exception& e) {
         std::cerr << "gbcheck: " << e.what() << "\n";
         return kExitInvalid;
       }
     }
+    if (!html.write(exit_code, false)) return kExitInvalid;
     return exit_code;
   };
 }

@@ -16,6 +16,7 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/cli/option_checks.h"
+#include "harness/cli/run_args.h"
 #include "harness/fuzz/campaign/duration.h"
 #include "harness/fuzz/campaign/fuzz_campaign.h"
 #include "harness/fuzz/campaign/fuzz_progress.h"
@@ -72,6 +73,7 @@ std::function<int()> add_fuzz_command(CLI::App& sub) {
     std::optional<int64_t> cases;
     int64_t seed = 0;
     double memory_mb = 4096;
+    std::string trace_dir;
     bool no_cache = false, quiet = false;
   };
   auto a = std::make_shared<Args>();
@@ -115,7 +117,11 @@ std::function<int()> add_fuzz_command(CLI::App& sub) {
                  "where compiled kernels are cached (default: $GBCHECK_CACHE_DIR or ~/.cache/gbcheck)");
   sub.add_flag("--no-cache", a->no_cache, "compile every kernel afresh");
   sub.add_flag("--quiet,-q", a->quiet, "no progress line, only the final summary");
+  sub.add_option("--trace", a->trace_dir,
+                 "write a structured trace (JSON lines, docs/report.md) into DIR: every case with its outcome and the "
+                 "signatures it hit (also $GBCHECK_TRACE_DIR)");
   return [a]() -> int {
+    if (!start_trace(a->trace_dir)) return kExitInvalid;
     FuzzOptions f = a->fuzz;
     try {
       if (!a->time.empty()) f.time_s = parse_duration(a->time);

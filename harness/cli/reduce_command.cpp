@@ -13,6 +13,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "compiler/support/trace.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/option_checks.h"
 #include "harness/cli/run_args.h"
@@ -109,7 +110,11 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
     opt.limits.memory_bytes = static_cast<size_t>(args->memory_gib * double(size_t{1} << 30));
     opt.max_checks = args->max_checks;
     ReduceProgressLine progress;
-    opt.on_progress = [&](const ReduceProgress& p) { progress(p); };
+    opt.on_progress = [&](const ReduceProgress& p) {
+      progress(p);
+      trace::emit("reduce_step", {{"phase", p.phase}, {"nodes_left", p.nodes_left}, {"candidates", p.candidates},
+                                  {"checks", p.checks}, {"elapsed_s", p.elapsed_s}, {"accepted", p.accepted}});
+    };
     ReduceResult r = reduce_model(model, opt);
     progress.finish();
 
@@ -141,6 +146,7 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
       if (r.status == ReduceResult::Status::Nondeterministic) std::cout << "  NONDETERMINISTIC: " << r.note << "\n";
       std::cout << "wrote " << out_dir << "/model.yaml, inputs.json, summary.json\n";
     }
+    trace::emit("reduce_result", {{"summary", reduction_summary_json(r, args->run.model_path, written ? out_dir : "")}});
     if (!args->json_path.empty()) {
       try {
         write_json_file(args->json_path, reduction_summary_json(r, args->run.model_path, written ? out_dir : ""));

@@ -11,13 +11,16 @@
 #include "compiler/ir/op_schema.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/support/log.h"
+#include "compiler/support/trace.h"
 #include "compiler/backends/backend_registry.h"
 #include "harness/adapters/backends_config.h"
+#include "harness/cli/cli.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/cli/option_checks.h"
 #include "harness/import/torchscript_import.h"
 #include "harness/inputs/user_inputs.h"
 #include "harness/model/model_loader.h"
+#include "harness/report/graph_json.h"
 #include "harness/runner/check_report.h"
 
 namespace gbc {
@@ -103,6 +106,9 @@ void RunArgs::add_to(CLI::App& app, const RunArgsScope& scope) {
                  "print compiler events as they happen, like TORCH_LOGS: a comma-separated list of " + channels +
                      "or all (also $GBCHECK_LOGS)");
   app.add_flag("--verbose,-v", verbose, "more detail: every compile event, and info-level logging");
+  app.add_option("--trace", trace_dir,
+                 "write a structured trace (JSON lines, docs/report.md) into DIR as the run goes; `gbcheck report DIR` renders it "
+                 "(also $GBCHECK_TRACE_DIR)");
   app.add_option("--input", import_inputs,
                  "for a TorchScript model (.pt): forward's inputs in order, [NAME=]DTYPE[SHAPE] (docs/importing.md)");
   app.add_option("--dim", import_dims, "for a TorchScript model: a symbolic size of the --input shapes, NAME=MIN:MAX");
@@ -113,8 +119,21 @@ void RunArgs::add_to(CLI::App& app, const RunArgsScope& scope) {
                  "TESTING AID: build gbc's kernels with a known bug (kinds: `gbcheck --inject-fault list`)");
 }
 
+bool start_trace(const std::string& dir) {
+  if (dir.empty()) {
+    trace::open_from_environment(invoked_command_line());
+    return true;
+  }
+  if (std::string why = trace::open(dir, invoked_command_line()); !why.empty()) {
+    std::cerr << "gbcheck: --trace: " << why << "\n";
+    return false;
+  }
+  return true;
+}
+
 bool RunArgs::apply_logging() const {
   if (verbose) log::set_level(log::Level::info);
+  if (!start_trace(trace_dir)) return false;
   // $GBCHECK_LOGS is checked as strictly as --log: a typo there would silently log nothing.
   const char* env = std::getenv("GBCHECK_LOGS");
   for (const auto& [where, csv] : {std::pair<std::string, std::string>{"$GBCHECK_LOGS", env ? env : ""},
@@ -160,6 +179,7 @@ Model RunArgs::load() const {
     d.error({"command line", 0, 0}, bad);
     throw ModelError(d);
   }
+  if (trace::enabled()) trace::emit("model_loaded", {{"name", model.name}, {"path", model.path}, {"graph", graph_to_json(model.graph)}});
   return model;
 }
 

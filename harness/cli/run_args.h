@@ -26,6 +26,10 @@ struct RunArgsScope {
   bool given_inputs = false; // --inputs, --save-inputs, --save-outputs (check)
 };
 
+/// Starts the trace: into dir when given, else into $GBCHECK_TRACE_DIR when set. Returns false after
+/// printing why when dir cannot be written.
+bool start_trace(const std::string& dir);
+
 struct RunArgs {
   std::string model_path;
   std::vector<std::string> backends;
@@ -49,12 +53,15 @@ struct RunArgs {
   std::vector<std::string> given_inputs;   // --inputs: the user's own cases (harness/inputs/user_inputs.h)
   std::string save_inputs;                 // --save-inputs DIR
   std::string save_outputs;                // --save-outputs DIR
+  std::string trace_dir;                   // --trace DIR (compiler/support/trace.h)
 
   /// Declares the options on a subcommand.
   void add_to(CLI::App& app, const RunArgsScope& scope = {});
-  /// Sets up logging; returns false (after printing why) when the options are unusable.
+  /// Sets up logging and the trace (--trace, $GBCHECK_TRACE_DIR); returns false (after printing
+  /// why) when the options are unusable.
   bool apply_logging() const;
-  /// Loads the model (ModelError on invalid input), applying --seed and the tolerance options. A
+  /// Loads the model (ModelError on invalid input), applying --seed and the tolerance options, and
+  /// traces it (`model_loaded`). A
   /// TorchScript file (.pt) is imported in memory with --input and --dim; an import that is not
   /// faithful is InternalError.
   Model load() const;

@@ -83,7 +83,10 @@ std::vector<ConfigProblem> generator_config_problems(const GeneratorConfig& c) {
                                                                               {"negative_divisor", p.negative_divisor},
                                                                               {"integer_extremes", p.integer_extremes},
                                                                               {"repeated_dims", p.repeated_dims},
-                                                                              {"varied_layouts", p.varied_layouts}})
+                                                                              {"varied_layouts", p.varied_layouts},
+                                                                              {"varied_dtypes", p.varied_dtypes},
+                                                                              {"recompile_sequence", p.recompile_sequence},
+                                                                              {"view_mutation", p.view_mutation}})
     if (!is_rate(value)) fail({"patterns." + std::string(key), "patterns"}, "patterns." + std::string(key) + " is a rate and must be in [0, 1]");
   if (c.device != "cpu" && c.device != "cuda") fail({"device"}, "device must be cpu or cuda, got '" + c.device + "'");
   if (c.cases < 1) fail({"cases"}, "cases must be at least 1");

@@ -49,6 +49,16 @@ struct PatternRates {
   /// A graph's check.layouts is `any`: its inputs change layout (transposed, sliced, expanded)
   /// between cases, so a compiled entry meets other strides and must guard and recompile.
   double varied_layouts = 0;
+  /// A graph's inputs of float32, float16, bfloat16 or int32 get a `dtypes:` list with a wider
+  /// dtype of their family (float64, float32, int64): cases pass either, so a compiled entry meets
+  /// another dtype and must guard and recompile (kept only where every node accepts the wider one).
+  double varied_dtypes = 0;
+  /// A graph's check.recompile_sequence is true: cases 1 to 4 change sizes, then layouts, then
+  /// dtypes, then go back to case 0's.
+  double recompile_sequence = 0;
+  /// An in-place op is made on a view (slice, transpose) of a fresh tensor, its own result unused,
+  /// and the base is read after it: the write reaches the output only through the alias.
+  double view_mutation = 0;
 };
 
 struct GeneratorConfig {

@@ -408,6 +408,14 @@ std::optional<ValueId> GraphBuilder::add_in_place(Node node) {
 
 void GraphBuilder::mark_aliased(ValueId v) { facts_[static_cast<size_t>(v)].writable = false; }
 
+void GraphBuilder::written_through_view(ValueId base, ValueId write) {
+  ValueFacts& b = facts_[static_cast<size_t>(base)];
+  ValueFacts& w = facts_[static_cast<size_t>(write)];
+  b.range = range_union(b.range, w.range);
+  b.special = b.special || w.special;
+  w.visible = false;
+}
+
 void GraphBuilder::open_block() {
   blocks_.emplace_back();
   scopes_.emplace_back();
@@ -451,6 +459,32 @@ std::optional<ValueId> GraphBuilder::add_if(Arg predicate, const std::string& re
   return out;
 }
 
+// config.patterns.varied_dtypes: every input of a widenable dtype takes [dtype, wider] (float64 for
+// float32, float32 for the halves, int64 for int32), kept only when the whole graph type-checks
+// with the wider ones (a matmul with a float32 param does not). Widening only: the value ranges
+// that keep overflow away hold in the wider dtype too, and ATen has every CPU kernel for it.
+void GraphBuilder::vary_input_dtypes() {
+  auto wider = [](DType d) -> std::optional<DType> {
+    switch (d) {
+      case DType::Float32: return DType::Float64;
+      case DType::Float16: case DType::BFloat16: return DType::Float32;
+      case DType::Int32: return DType::Int64;
+      default: return std::nullopt;
+    }
+  };
+  bool any = false;
+  for (TensorSpec& s : model_.inputs)
+    if (auto w = wider(s.dtype)) {
+      s.dtypes = {s.dtype, *w};
+      any = true;
+    }
+  if (!any) return;
+  Graph retyped;
+  Diagnostics diags;
+  if (!model_.graph_for_variant(1, retyped, diags))
+    for (TensorSpec& s : model_.inputs) s.dtypes.clear();
+}
+
 Model GraphBuilder::finish(uint64_t seed) {
   GBC_INTERNAL_ASSERT(blocks_.size() == 1, "finish with an open block");
   Graph& g = model_.graph;
@@ -474,6 +508,8 @@ Model GraphBuilder::finish(uint64_t seed) {
   if (!config_.backends.empty()) c.backends = config_.backends;
   c.special_values = config_.special_values;
   if (pattern(config_.patterns.varied_layouts)) c.layouts = "any";
+  if (pattern(config_.patterns.varied_dtypes)) vary_input_dtypes();
+  if (pattern(config_.patterns.recompile_sequence)) c.recompile_sequence = true;
   return std::move(model_);
 }
 

@@ -129,6 +129,9 @@ class GraphBuilder {
   std::string fresh_id();
   /// Marks a value and the value it was made from as shared by a view (not writable in place).
   void mark_aliased(ValueId v);
+  /// After an in-place op `write` on a view of `base`: base's values may now be the write's (its
+  /// range and special values widen), and the write's own result is hidden, so nothing reads it.
+  void written_through_view(ValueId base, ValueId write);
 
   // Blocks: nodes go into the innermost open block; values defined there are visible until it
   // closes.
@@ -142,6 +145,8 @@ class GraphBuilder {
   Model finish(uint64_t seed);
 
  private:
+  /// config.patterns.varied_dtypes: `dtypes:` lists on the inputs (at finish).
+  void vary_input_dtypes();
   ValueId add_value(const std::string& name, const ValueType& type);
   std::optional<ValueId> fix_domain(const Need& need, int reserve);
   std::optional<ValueId> cast_for(const Need& need, int reserve);

@@ -28,7 +28,9 @@ bool build(GraphBuilder& b, const OpSchema& op) {
     case OpClass::Control: return build_if(b);
     case OpClass::DataDependent: return build_nonzero(b);
     case OpClass::Custom: return build_custom(b);
-    case OpClass::InPlace: return build_in_place(b, op.name);
+    case OpClass::InPlace:
+      return (b.pattern(b.config().patterns.view_mutation) && build_view_mutation(b, op.name)) ||
+             build_in_place(b, op.name);
   }
   return false;
 }

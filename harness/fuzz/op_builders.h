@@ -24,6 +24,10 @@ bool build_in_place(GraphBuilder& b, const std::string& op);
 // without identities.
 bool build_identity(GraphBuilder& b, const std::string& op);
 
+// ops_aliasing.cpp: an in-place op on a view whose result is unused, then a read of the base
+// (config.patterns.view_mutation).
+bool build_view_mutation(GraphBuilder& b, const std::string& op);
+
 // ops_reduction.cpp
 bool build_reduction(GraphBuilder& b, const std::string& op);
 bool build_normalization(GraphBuilder& b, const std::string& op);

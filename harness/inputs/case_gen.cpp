@@ -2,6 +2,8 @@
 
 #include <rapidcheck.h>
 
+#include <algorithm>
+#include <optional>
 #include <set>
 
 #include "compiler/passes/effects.h"
@@ -126,6 +128,29 @@ rc::Shrinkable<Gene> special_tree() {
       kAllSpecials, rc::seq::concat(rc::seq::just(rc::shrinkable::just<Gene>(special_window(0, 0))), std::move(windows)));
 }
 
+// A dtype variant: case 0 passes the declared dtypes (variant 0), later cases any variant;
+// shrinks towards the declared dtypes.
+rc::Gen<Gene> variant_gen(Gene variants, int index) {
+  return [variants, index](const rc::Random& random, int) {
+    if (index == 0) return rc::shrinkable::just<Gene>(0);
+    return towards(static_cast<Gene>(rc::Random(random).next() % static_cast<uint64_t>(variants)), 0);
+  };
+}
+
+// check.recompile_sequence: cases 1 to 4 change one thing each after case 0 (dims at their maxima,
+// contiguous, declared dtypes): 1 the sizes (dims at their minima), 2 the layouts too (every
+// input that can be is strided), 3 the dtypes too (variant 1), 4 back to case 0's.
+struct SequenceStep {
+  int dims_index;        // as dim_gen's index: 0 the maxima, 1 the minima
+  bool strided;
+  Gene dtype_variant;
+};
+std::optional<SequenceStep> sequence_step(const Model& m, int index) {
+  if (!m.check.recompile_sequence || index < 1 || index > 4) return std::nullopt;
+  const Gene changed = std::min<Gene>(1, m.dtype_variants() - 1);
+  return SequenceStep{index == 4 ? 0 : 1, index == 2 || index == 3, index == 3 ? changed : 0};
+}
+
 rc::Gen<Gene> fixed(rc::Shrinkable<Gene> tree) {
   return [tree](const rc::Random&, int) { return tree; };
 }
@@ -142,9 +167,10 @@ std::set<ValueId> mutated_inputs(const Graph& g) {
 
 rc::Gen<CaseRecipe> case_recipe_gen(const Model& model, int index) {
   const std::vector<std::string> dims = drawn_dims(model);
+  const std::optional<SequenceStep> step = sequence_step(model, index);
   std::vector<rc::Gen<Gene>> genes;
-  for (const auto& d : dims) genes.push_back(dim_gen(*model.graph.dims.range(d), index));
-  const bool any_layout = model.check.layouts == "any";
+  for (const auto& d : dims) genes.push_back(dim_gen(*model.graph.dims.range(d), step ? step->dims_index : index));
+  const bool any_layout = model.check.layouts == "any" || (step && step->strided);
   const bool specials = model.check.special_values > 0;
   const std::set<ValueId> mutated = mutated_inputs(model.graph);
   for (const auto& spec : model.inputs) {
@@ -156,7 +182,16 @@ rc::Gen<CaseRecipe> case_recipe_gen(const Model& model, int index) {
       // Writing into an expanded tensor is an error in ATen: inputs the model mutates stay dense.
       if (rank >= 1 && !mutated.count(spec.value)) layouts.push_back(Layout::Expanded);
     }
-    genes.push_back(layout_gen(layouts));
+    if (step) {
+      // The sequence's own layouts: the first that fits (transposed for 2 dims or more), or none.
+      const Gene layout = static_cast<Gene>(step->strided && !layouts.empty() ? layouts.front() : Layout::Contiguous);
+      const Gene contiguous = static_cast<Gene>(Layout::Contiguous);
+      genes.push_back(fixed(layout == contiguous ? rc::shrinkable::just<Gene>(Gene{layout})
+                                                 : rc::shrinkable::just<Gene>(Gene{layout}, rc::seq::just(rc::shrinkable::just<Gene>(
+                                                                                                Gene{contiguous})))));
+    } else {
+      genes.push_back(layout_gen(layouts));
+    }
     genes.push_back(rc::gen::noShrink(rc::gen::inRange<Gene>(0, 1 << 20)));
     const bool roundable = is_floating(spec.dtype) &&
                            (spec.dist.kind == ValueDist::Kind::Normal || spec.dist.kind == ValueDist::Kind::Uniform);
@@ -164,8 +199,13 @@ rc::Gen<CaseRecipe> case_recipe_gen(const Model& model, int index) {
     const bool has_specials = specials && !special_kinds_for(spec.dtype, spec.dist).empty();
     genes.push_back(fixed(has_specials ? special_tree() : rc::shrinkable::just<Gene>(Gene{kAllSpecials})));
   }
+  // Models without `dtypes:` lists draw no variant gene, so their shrink paths stay as they were.
+  const Gene variants = model.dtype_variants();
+  if (variants > 1)
+    genes.push_back(step ? fixed(step->dtype_variant ? towards(step->dtype_variant, 0) : rc::shrinkable::just<Gene>(0))
+                         : variant_gen(variants, index));
   const size_t n_inputs = model.inputs.size();
-  return rc::gen::map(each_of(std::move(genes)), [dims, n_inputs](const std::vector<Gene>& g) {
+  return rc::gen::map(each_of(std::move(genes)), [dims, n_inputs, variants](const std::vector<Gene>& g) {
     CaseRecipe r;
     size_t i = 0;
     for (const auto& d : dims) r.dims[d] = g[i++];
@@ -181,6 +221,7 @@ rc::Gen<CaseRecipe> case_recipe_gen(const Model& model, int index) {
       }
       r.inputs.push_back(t);
     }
+    if (variants > 1) r.dtype_variant = g[i++];
     return r;
   });
 }

@@ -36,6 +36,7 @@ struct TensorRecipe {
 struct CaseRecipe {
   DimBindings dims;
   std::vector<TensorRecipe> inputs;  // model.inputs order (params are fixed, not generated)
+  int64_t dtype_variant = 0;         // entry k of the inputs' `dtypes:` lists (TensorSpec::dtype_in)
 };
 
 /// A path from a case's root to one of its shrinks: child indices, "" for the root.

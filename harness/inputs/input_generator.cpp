@@ -226,11 +226,12 @@ TestCase InputGenerator::materialize(int index, uint64_t seed, const ShrinkPath&
       continue;
     }
     const TensorRecipe& r = recipe.inputs[i];
+    const DType dtype = s.dtype_in(recipe.dtype_variant);
     const LayoutPlan plan = plan_layout(r.layout, r.layout_pick, sizes);
     const uint64_t tseed = mix_seed(seed, i);
     Rng rng(tseed);
     std::vector<double> values = draw_values(s.dist, numel_of(plan.base_sizes), rng);
-    std::string desc = s.name + ": " + shape_str(s.dtype, sizes);
+    std::string desc = s.name + ": " + shape_str(dtype, sizes);
     if (plan.layout != Layout::Contiguous) {
       desc += std::string(" ") + layout_name(plan.layout);
       if (plan.layout != Layout::Transposed) desc += " along dim " + std::to_string(plan.dim);
@@ -239,7 +240,7 @@ TestCase InputGenerator::materialize(int index, uint64_t seed, const ShrinkPath&
       round_values(values, r.value_bits, s.dist);
       desc += ", values rounded to " + std::to_string(r.value_bits) + " significant bit" + (r.value_bits > 1 ? "s" : "");
     }
-    const std::vector<SpecialKind> kinds = rate > 0 ? special_kinds_for(s.dtype, s.dist) : std::vector<SpecialKind>{};
+    const std::vector<SpecialKind> kinds = rate > 0 ? special_kinds_for(dtype, s.dist) : std::vector<SpecialKind>{};
     if (!kinds.empty()) {
       // Positions and kinds come from a stream of their own, so shrinking which are kept (the
       // special window) keeps the same values at the same positions.
@@ -249,7 +250,7 @@ TestCase InputGenerator::materialize(int index, uint64_t seed, const ShrinkPath&
       for (auto& x : values) {
         if (srng.uniform() >= rate) continue;
         const SpecialKind k = kinds[static_cast<size_t>(srng.integer(0, static_cast<int64_t>(kinds.size()) - 1))];
-        const double v = special_value(k, s.dtype, s.dist, srng);
+        const double v = special_value(k, dtype, s.dist, srng);
         const int64_t ordinal = drawn++;
         if (r.special_count >= 0 && (ordinal < r.special_first || ordinal >= r.special_first + r.special_count)) continue;
         x = v;
@@ -264,7 +265,7 @@ TestCase InputGenerator::materialize(int index, uint64_t seed, const ShrinkPath&
       }
       tc.special_values += placed;
     }
-    at::Tensor base = to_tensor(values, s.dtype, plan.base_sizes);
+    at::Tensor base = to_tensor(values, dtype, plan.base_sizes);
     if (!device_.is_cpu()) base = base.to(device_);
     tc.bases.push_back(base);
     tc.tensors.push_back(view_with_layout(base, plan, sizes));

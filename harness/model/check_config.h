@@ -63,6 +63,9 @@ struct CheckConfig {
   // Inputs.
   double special_values = 0.0;         // rate of NaN/Inf/-0/subnormal/huge values
   std::string layouts = "contiguous";  // contiguous | any
+  /// Cases 1 to 4 change one thing each (sizes, then layouts, then dtypes, then back to case 0's),
+  /// the sequence where guard and recompile bugs live (harness/inputs/case_gen.h).
+  bool recompile_sequence = false;
   IterationSpec iterations;
 
   SourceLoc loc;                                // of the check: section

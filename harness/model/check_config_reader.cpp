@@ -18,7 +18,7 @@ class CheckReader {
     r_.check_keys(node, {"seed", "cases", "device", "backends", "tolerance", "equal_nan", "expect", "oracle",
                          "error_stat", "quantile", "fp64_multiplier", "dynamic", "cache_size_limit",
                          "capture_scalar_outputs", "reorderable_logging", "rewrite_if", "special_values", "layouts",
-                         "iterations"},
+                         "recompile_sequence", "iterations"},
                   "check");
     for (auto it = node.begin(); it != node.end(); ++it) {
       if (!it->first.IsScalar()) continue;
@@ -87,6 +87,8 @@ class CheckReader {
       if (auto b = r_.read_bool(v, "check." + k)) c_.reorderable_logging = *b;
     } else if (k == "rewrite_if") {
       if (auto b = r_.read_bool(v, "check." + k)) c_.rewrite_if = *b;
+    } else if (k == "recompile_sequence") {
+      if (auto b = r_.read_bool(v, "check." + k)) c_.recompile_sequence = *b;
     } else if (k == "special_values") {
       if (auto x = r_.read_float(v, "check.special_values")) {
         if (*x < 0 || *x > 1) r_.error(v, "check.special_values is a rate and must be in [0, 1]");

@@ -1,5 +1,9 @@
 #include "harness/model/model.h"
 
+#include <algorithm>
+
+#include "compiler/ir/retype.h"
+
 namespace gbc {
 
 ValueDist ValueDist::default_for(DType dtype) {
@@ -31,6 +35,24 @@ std::string ValueDist::str() const {
     case Kind::Const: return "{dist: const, value: " + num(a) + "}";
   }
   return "{}";
+}
+
+DType TensorSpec::dtype_in(int64_t variant) const {
+  return dtypes.empty() ? dtype : dtypes[static_cast<size_t>(variant) % dtypes.size()];
+}
+
+int64_t Model::dtype_variants() const {
+  size_t n = 1;
+  for (const TensorSpec& s : inputs) n = std::max(n, s.dtypes.size());
+  return static_cast<int64_t>(n);
+}
+
+bool Model::graph_for_variant(int64_t variant, Graph& out, Diagnostics& diags) const {
+  out = graph;
+  std::map<ValueId, DType> dtypes;
+  for (const TensorSpec& s : inputs)
+    if (s.dtype_in(variant) != s.dtype) dtypes.emplace(s.value, s.dtype_in(variant));
+  return dtypes.empty() || retype_graph(out, dtypes, diags);
 }
 
 std::vector<const TensorSpec*> Model::all_tensor_specs() const {

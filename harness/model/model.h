@@ -43,6 +43,13 @@ struct TensorSpec {
   SourceLoc loc;
   bool is_param = false;
   std::optional<WeightValues> weights;  // params only: fixed values instead of `dist`
+  /// Inputs only (`dtypes: [float32, float64]`): the dtypes cases call the model with, the first
+  /// being `dtype`; entry k of every input's list goes together (dtype variant k). Empty: `dtype`.
+  std::vector<DType> dtypes;
+  SourceLoc dtypes_loc;
+
+  /// The dtype a case of dtype variant `variant` passes.
+  DType dtype_in(int64_t variant) const;
 };
 
 struct Model {
@@ -52,6 +59,12 @@ struct Model {
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> params;
   CheckConfig check;
+
+  /// How many dtype variants the inputs' `dtypes:` lists give (1 when none has one).
+  int64_t dtype_variants() const;
+  /// The graph as called with dtype variant `variant` (compiler/ir/retype.h); false, with the op
+  /// that rejects those dtypes in diags, when it does not type-check.
+  bool graph_for_variant(int64_t variant, Graph& out, Diagnostics& diags) const;
 
   /// Inputs then params, in the order of graph.inputs.
   std::vector<const TensorSpec*> all_tensor_specs() const;

@@ -46,6 +46,7 @@ class ModelLoader {
       read_block(root["graph"], model_.graph.body);
     }
     read_outputs(root);
+    if (!diags_.has_errors()) check_dtype_variants();
     if (root["check"]) read_check_config(r_, r_.key_node(root, "check"), root["check"], model_);
     if (diags_.has_errors()) {
       diags_.sort_by_location();
@@ -159,7 +160,7 @@ class ModelLoader {
         continue;
       }
       if (!r_.expect_map(spec, section + "." + name)) continue;
-      r_.check_keys(spec, {"shape", "dtype", "values"}, section + "." + name);
+      r_.check_keys(spec, {"shape", "dtype", "dtypes", "values"}, section + "." + name);
       TensorSpec t;
       t.name = name;
       t.loc = r_.loc(it->first);
@@ -185,6 +186,7 @@ class ModelLoader {
         if (dt) t.dtype = *dt;
         else ok = false;
       }
+      if (spec["dtypes"] && ok) ok = read_dtypes(spec["dtypes"], t, section + "." + name, spec["dtype"].IsDefined());
       t.dist = ValueDist::default_for(t.dtype);
       if (spec["values"] && ok) ok = read_dist(spec["values"], t);
       ValueType type = ok ? ValueType::tensor(t.dtype, t.shape) : ValueType{};
@@ -192,6 +194,79 @@ class ModelLoader {
       model_.graph.inputs.push_back({t.value, params ? GraphInput::Role::Param : GraphInput::Role::Input});
       scopes_.back()[name] = t.value;
       (params ? model_.params : model_.inputs).push_back(t);
+    }
+  }
+
+  // `dtypes: [float32, float64]`: one family (floating, or integer), distinct, the first being
+  // `dtype` (which it sets when `dtype` is left out). Inputs only.
+  bool read_dtypes(const YAML::Node& v, TensorSpec& t, const std::string& what, bool dtype_given) {
+    const std::string key = what + ".dtypes";
+    if (t.is_param) {
+      r_.error(v, key + ": params have one dtype", "list other dtypes on an input");
+      return false;
+    }
+    auto names = r_.read_string_list(v, key);
+    if (!names) return false;
+    if (names->size() < 2) {
+      r_.error(v, key + " needs two dtypes or more", "e.g. dtypes: [float32, float64]; one dtype is dtype:");
+      return false;
+    }
+    std::vector<DType> list;
+    for (const std::string& n : *names) {
+      auto dt = parse_dtype(n);
+      if (!dt) {
+        r_.error(v, key + ": unknown dtype '" + n + "'", "one of float64 float32 float16 bfloat16 int64 int32 int16 int8 uint8");
+        return false;
+      }
+      if (std::find(list.begin(), list.end(), *dt) != list.end()) {
+        r_.error(v, key + ": " + n + " is listed twice");
+        return false;
+      }
+      list.push_back(*dt);
+    }
+    for (DType dt : list) {
+      const bool same_family = dt != DType::Bool && list[0] != DType::Bool && is_floating(dt) == is_floating(list[0]);
+      if (!same_family) {
+        r_.error(v, key + ": " + std::string(dtype_name(list[0])) + " and " + std::string(dtype_name(dt)) + " are not one family",
+                 "list floating dtypes only, or integer dtypes only (values are drawn the same way for each)");
+        return false;
+      }
+    }
+    if (dtype_given && list[0] != t.dtype) {
+      r_.error(v, key + " must begin with its dtype (" + std::string(dtype_name(t.dtype)) + ")",
+               "the first entry is the dtype the model declares and case 0 passes");
+      return false;
+    }
+    t.dtype = list[0];
+    t.dtypes = std::move(list);
+    t.dtypes_loc = r_.loc(v);
+    return true;
+  }
+
+  // Every dtype variant must type-check: entry k of the inputs' lists go together.
+  void check_dtype_variants() {
+    const TensorSpec* first = nullptr;
+    for (const TensorSpec& s : model_.inputs) {
+      if (s.dtypes.empty()) continue;
+      if (first && s.dtypes.size() != first->dtypes.size()) {
+        diags_.error(s.dtypes_loc,
+                     "inputs." + s.name + ".dtypes has " + std::to_string(s.dtypes.size()) + " entries, inputs." +
+                         first->name + ".dtypes " + std::to_string(first->dtypes.size()),
+                     "entry k of every input's dtypes is passed together: give every list the same length");
+        return;
+      }
+      if (!first) first = &s;
+    }
+    for (int64_t k = 1; first && k < model_.dtype_variants(); ++k) {
+      Graph g;
+      Diagnostics d;
+      if (model_.graph_for_variant(k, g, d)) continue;
+      std::string call;
+      for (const TensorSpec& s : model_.inputs)
+        if (!s.dtypes.empty()) call += (call.empty() ? "" : ", ") + s.name + " " + std::string(dtype_name(s.dtype_in(k)));
+      const std::string why = d.all().empty() ? "a node rejects them" : d.all()[0].message;
+      diags_.error(first->dtypes_loc, "the graph does not accept dtype variant " + std::to_string(k) + " (" + call + "): " + why,
+                   "drop that entry from the dtypes lists, or cast in the graph with to");
     }
   }
 

@@ -160,6 +160,11 @@ void write_specs(const std::vector<TensorSpec>& specs, const char* section, std:
   out << section << ":\n";
   for (const auto& s : specs) {
     out << "  " << s.name << ": {shape: " << shape_yaml(s.shape) << ", dtype: " << dtype_name(s.dtype);
+    if (!s.dtypes.empty()) {
+      out << ", dtypes: [";
+      for (size_t k = 0; k < s.dtypes.size(); ++k) out << (k ? ", " : "") << dtype_name(s.dtypes[k]);
+      out << "]";
+    }
     if (s.weights) out << ", values: {file: " << yaml_string(s.weights->file) << ", tensor: " << yaml_string(s.weights->tensor) << "}";
     else if (s.dist.explicit_in_model) out << ", values: " << s.dist.str();
     out << "}\n";
@@ -218,6 +223,7 @@ void write_check(const CheckConfig& c, std::ostream& out) {
   if (c.rewrite_if) s << "  rewrite_if: true\n";
   if (c.special_values != d.special_values) s << "  special_values: " << number(c.special_values) << "\n";
   if (c.layouts != d.layouts) s << "  layouts: " << c.layouts << "\n";
+  if (c.recompile_sequence) s << "  recompile_sequence: true\n";
   if (c.iterations.steps > 0) {
     s << "  iterations: {steps: " << c.iterations.steps;
     if (!c.iterations.feedback.empty()) {

@@ -1,6 +1,7 @@
 #include "harness/report/terminal_report.h"
 
 #include <cstdio>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -111,6 +112,16 @@ void print_drift(const BackendReport& b, std::ostream& out) {
       << ", step " << worst_step << "); per-step errors in --json and --plots\n";
 }
 
+// " (RC001 1, RC003 2)": which guards failed (docs/graph-breaks.md), "" without recompiles.
+std::string recompiles_by_code(const BackendStats& stats) {
+  std::map<std::string, int> by_code;
+  for (const CompileEvent& e : stats.events)
+    if (e.kind == CompileEvent::Kind::Recompile) ++by_code[e.code];
+  std::string s;
+  for (const auto& [code, n] : by_code) s += (s.empty() ? " (" : ", ") + code + " " + std::to_string(n);
+  return s.empty() ? s : s + ")";
+}
+
 }  // namespace
 
 std::string report_header(const CheckReport& r) {
@@ -145,7 +156,7 @@ void print_terminal_report(const CheckReport& r, std::ostream& out, const Termin
         << b.stats.fallbacks;
     // A first compile is not a recompile: both counts, whenever the path compiled anything.
     if (b.stats.compiles || b.stats.recompiles)
-      out << "  compiles " << b.stats.compiles << "  recompiles " << b.stats.recompiles;
+      out << "  compiles " << b.stats.compiles << "  recompiles " << b.stats.recompiles << recompiles_by_code(b.stats);
     if (b.stats.compile_ms > 0) out << "  compile " << ms_str(b.stats.compile_ms);
     out << "\n";
   }

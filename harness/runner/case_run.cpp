@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "compiler/aten/aten_convert.h"
 #include "compiler/aten/eager_executor.h"
 #include "compiler/backends/backend_process_error.h"
 #include "compiler/cuda/cuda_driver.h"
@@ -285,7 +286,7 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
         DriftStep ds;
         for (size_t o = 0; o < n_out; ++o) {
           if (plan_.output_random[o]) continue;  // a different mask is not drift
-          ErrorStats st = compare_tensors(eager.out[o], run.main.out[o], plan_.output_tol[o], plan_.config.equal_nan);
+          ErrorStats st = compare_tensors(eager.out[o], run.main.out[o], plan_.output_tolerance(o, from_aten(eager.out[o].scalar_type())), plan_.config.equal_nan);
           ds.ratio = std::max(ds.ratio, st.tol_ratio);
           ds.max_abs = std::max(ds.max_abs, st.max_abs);
           ds.max_rel = std::max(ds.max_rel, st.max_rel);
@@ -316,7 +317,7 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
     if (!pr.error.empty()) continue;
     for (size_t o = 0; o < n_out; ++o) {
       JudgeConfig cfg = plan_.config;
-      cfg.tol = plan_.output_tol[o];
+      cfg.tol = plan_.output_tolerance(o, from_aten(eager.out[o].scalar_type()));
       const bool random = plan_.output_random[o];
       std::function<at::Tensor()> ref;
       if (!random) ref = [&fp64_output, o] { return fp64_output(o); };

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "compiler/ir/op_schema.h"
+#include "compiler/support/trace.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/inputs/saved_cases.h"
 #include "harness/runner/case_run.h"
@@ -19,6 +20,16 @@
 
 namespace gbc {
 namespace {
+
+// The trace's `case` event: a case's verdict for one backend, with its oracles' reasons.
+void trace_case(int index, uint64_t seed, const std::string& backend, const PathResult& pr) {
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const OutputCheck& c : pr.checks)
+    outputs.push_back({{"output", c.output}, {"kind", OutputCheck::kind_name(c.kind)}, {"pass", c.pass}, {"oracle", c.oracle},
+                       {"detail", c.detail}, {"min_passing", c.min_passing}});
+  trace::emit("case", {{"backend", backend}, {"case", index}, {"seed", seed}, {"pass", !pr.failed()},
+                       {"failed_oracles", pr.failed_oracles()}, {"error", pr.error}, {"outputs", outputs}});
+}
 
 void check_expectations(const Model& model, const RunOptions& opt, BackendReport& rep) {
   const Expectation ex = model.check.expect.for_backend(rep.backend);
@@ -296,6 +307,7 @@ CheckReport run_check(const Model& model, const RunOptions& opt) {
           if (c.kind == OutputCheck::Kind::Drift) ds.pass = c.pass;
         br.drift.push_back(std::move(ds));
       }
+      if (trace::enabled()) trace_case(k, tc.seed, br.backend, pr);
       if (!pr.failed()) continue;
       ++br.cases_failed;
       if (static_cast<int>(br.failures.size()) >= opt.max_failures_kept) continue;
@@ -317,6 +329,7 @@ CheckReport run_check(const Model& model, const RunOptions& opt) {
   }
   rep.print_output = prints.str();
   for (size_t bi = 0; bi < backends.size(); ++bi) {
+    if (opt.on_backend_done) opt.on_backend_done(opt.backends[bi], *backends[bi]);
     rep.backends[bi].stats = backends[bi]->stats();
     if (infos[bi]->compiled && rep.eager_error.empty()) check_expectations(model, opt, rep.backends[bi]);
   }

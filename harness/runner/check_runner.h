@@ -46,6 +46,8 @@ struct RunOptions {
   std::vector<BackendInfo> extra_backends;
   /// Progress: (cases done, cases total). Called after each case.
   std::function<void(int, int)> on_progress;
+  /// Called with each backend after its last case, while it lives (the trace records what it built).
+  std::function<void(const std::string&, const Backend&)> on_backend_done;
 };
 
 /// Fills RunOptions from the model's check: section (before command-line overrides).

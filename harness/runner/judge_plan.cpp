@@ -27,6 +27,11 @@ void taint_block(const Graph& g, const Block& b, std::set<ValueId>& random, std:
 
 }  // namespace
 
+const Tolerance& JudgePlan::output_tolerance(size_t o, DType actual) const {
+  auto it = output_tol_by_dtype[o].find(actual);
+  return it == output_tol_by_dtype[o].end() ? output_tol[o] : it->second;
+}
+
 JudgePlan make_judge_plan(const Model& model) {
   const Graph& g = model.graph;
   const CheckConfig& c = model.check;
@@ -49,6 +54,9 @@ JudgePlan make_judge_plan(const Model& model) {
     const ValueType& t = g.type(o);
     p.output_names.push_back(g.name_of(o));
     p.output_tol.push_back(c.tolerance_for(t.dtype, g.name_of(o)));
+    std::map<DType, Tolerance> by_dtype;
+    for (DType d : all_dtypes()) by_dtype.emplace(d, c.tolerance_for(d, g.name_of(o)));
+    p.output_tol_by_dtype.push_back(std::move(by_dtype));
     p.output_random.push_back(random.count(o) != 0);
     p.any_floating_output = p.any_floating_output || is_floating(t.dtype);
     std::optional<DropoutOutput> d;

@@ -8,6 +8,7 @@
 // tests/oracles/stateful_oracles_test.cpp.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -33,6 +34,9 @@ struct JudgePlan {
 
   std::vector<std::string> output_names;
   std::vector<Tolerance> output_tol;
+  /// Per output, its tolerance for every dtype: a case that passes other input dtypes
+  /// (`dtypes:` lists) gets outputs of other dtypes, judged by their own dtype's tolerance.
+  std::vector<std::map<DType, Tolerance>> output_tol_by_dtype;
   std::vector<bool> output_random;                     // depends on a training-mode dropout's mask
   std::vector<std::optional<DropoutOutput>> dropout;   // outputs that are a dropout's result
   std::set<ValueId> capture;                           // values eager records (dropout inputs)
@@ -44,6 +48,9 @@ struct JudgePlan {
   std::vector<int> fed_by;          // per graph input: the output fed into it each step, or -1
 
   bool any_floating_output = false;
+
+  /// Output o's tolerance when its result has dtype `actual`.
+  const Tolerance& output_tolerance(size_t o, DType actual) const;
 };
 
 JudgePlan make_judge_plan(const Model& model);

@@ -22,6 +22,7 @@
 #include <typeinfo>
 
 #include "compiler/support/file_tree.h"
+#include "harness/sandbox/coverage_dump.h"
 
 namespace gbc {
 namespace {
@@ -116,6 +117,7 @@ void remove_scratch_folder(const std::string& path) {
   write_all(result_fd, text);
   ::close(result_fd);
   std::fflush(stderr);
+  dump_coverage();
   ::_exit(0);
 }
 

@@ -114,7 +114,7 @@ TEST_F(NewUser, FirstMinuteMistakesAreNamed) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output,
                        "unknown command 'bogus-command' (commands: check, import, ops, explain, bench, reduce, cache, "
-                       "bisect, fuzz, db, backends, repro; or give a model file: gbcheck MODEL.yaml)"))
+                       "bisect, fuzz, db, backends, repro, report; or give a model file: gbcheck MODEL.yaml)"))
       << r.output;
   r = gbcheck("--bogus");
   EXPECT_EQ(r.exit_code, 2) << r.output;

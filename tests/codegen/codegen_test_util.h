@@ -105,6 +105,27 @@ inline kir::Kernel softmax_kernel(kir::IndexKind index = kir::IndexKind::Contigu
   return k;
 }
 
+/// Masked attention scores as gbc lowers them: p = softmax over r of where(mask[r], x * 0.125, fill)
+/// with a float64 sum, and log(p); the bool mask is one row broadcast over o (affine, r
+/// contiguous), the fill a one-element tensor (scalar).
+inline kir::Kernel masked_softmax_kernel() {
+  kir::Kernel k;
+  k.name = "masked_softmax";
+  k.kind = kir::KernelKind::Reduction;
+  k.buffers = {buffer("x", DType::Float32, false), buffer("mask", DType::Bool, false, kir::IndexKind::Affine),
+               buffer("fill", DType::Float32, false, kir::IndexKind::Scalar), buffer("p", DType::Float32, true),
+               buffer("logp", DType::Float32, true)};
+  k.buffers[1].r_contiguous = true;
+  using kir::op;
+  auto scaled = op("mul", DType::Float32, {kir::load(0, DType::Float32), f32(0.125)});
+  auto m = op("where", DType::Float32, {kir::load(1, DType::Bool), scaled, kir::load(2, DType::Float32)});
+  auto e = op("exp", DType::Float32, {op("sub", DType::Float32, {m, kir::stage_result(0, DType::Float32)})});
+  k.stages = {{kir::Combine::Max, DType::Float32, m}, {kir::Combine::Sum, DType::Float64, kir::cast(e, DType::Float64)}};
+  auto p = op("div", DType::Float32, {e, kir::cast(kir::stage_result(1, DType::Float64), DType::Float32)});
+  k.stores = {{3, p}, {4, op("log", DType::Float32, {p})}};
+  return k;
+}
+
 /// layer_norm over r with float64 sums: mean = s0 / n, var = s1 / n with s1 = sum (x - mean)^2,
 /// y = (x - mean) * rsqrt(var + 1e-5) * w[r] + b[r] (w, b affine: stride 0 over rows), and the
 /// per-row mean stored in m.

@@ -456,7 +456,7 @@ std::set<int> simd_pragma_lines(const std::string& source, size_t from) {
 TEST(CpuCodegenVectorization, EveryOmpSimdLoopVectorizes) {
   const std::vector<kir::Kernel> kernels = {testing::pointwise_mix_kernel(), testing::half_kernel(), testing::softmax_kernel(),
                                             testing::softmax_kernel(kir::IndexKind::Strided), testing::layer_norm_kernel(64),
-                                            testing::argmax_kernel(DType::Float32)};
+                                            testing::argmax_kernel(DType::Float32), testing::masked_softmax_kernel()};
   const std::string source = codegen::generate_cpu_source(kernels, "vectorization");
   codegen::CpuCompileOptions options;
   options.extra_flags = {"-fopt-info-vec-optimized"};

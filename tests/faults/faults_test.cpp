@@ -58,7 +58,8 @@ TEST_P(NumericFault, PassesWithoutTheFaultAndFailsWithIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, NumericFault,
-                         ::testing::Values("const", "broadcast", "reduce-bound", "nan-drop", "fp16-accum"),
+                         ::testing::Values("const", "broadcast", "reduce-bound", "nan-drop", "fp16-accum",
+                                           "guard-dtype", "guard-layout"),
                          [](const auto& info) {
                            std::string s = info.param;
                            for (char& c : s)
@@ -192,7 +193,7 @@ TEST(AssertFault, FuzzSignsItUnderTheBackend) {
   EXPECT_NE(v.failures[0].hit.summary.find("failed an internal assertion"), std::string::npos) << v.failures[0].hit.summary;
 }
 
-TEST(FaultRegistry, NamesTheSevenKindsAndParsesThem) {
+TEST(FaultRegistry, NamesTheNineKindsAndParsesThem) {
   std::vector<std::string> names;
   for (const FaultKind& k : fault_kinds()) {
     names.push_back(k.name);
@@ -200,9 +201,33 @@ TEST(FaultRegistry, NamesTheSevenKindsAndParsesThem) {
     EXPECT_EQ(*parse_fault(k.name), k.fault);
     EXPECT_EQ(fault_name(k.fault), k.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"const", "broadcast", "reduce-bound", "nan-drop", "fp16-accum", "crash", "assert"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"const", "broadcast", "reduce-bound", "nan-drop", "fp16-accum", "crash",
+                                             "assert", "guard-dtype", "guard-layout"}));
   EXPECT_EQ(parse_fault(""), InjectedFault::None);
   EXPECT_FALSE(parse_fault("constant").has_value());
+}
+
+// A guard that ignores dtypes or strides is invisible while every call passes the same ones: the
+// fault models pass with the fault when their variation (dtypes: lists, the recompile sequence)
+// is taken away, and fail with it on.
+TEST(GuardFault, CaughtOnlyWithPerCaseVariation) {
+  for (const std::string kind : {"guard-dtype", "guard-layout"}) {
+    SCOPED_TRACE(kind);
+    Model varied = fault_model(kind);
+    ASSERT_TRUE(varied.check.recompile_sequence);
+    Model fixed = varied;
+    fixed.check.recompile_sequence = false;
+    fixed.check.layouts = "contiguous";
+    for (TensorSpec& s : fixed.inputs) s.dtypes.clear();
+    EXPECT_TRUE(check(fixed, "gbc", kind).pass()) << "without variation the fault cannot show";
+    const CheckReport caught = check(varied, "gbc", kind);
+    ASSERT_EQ(caught.backends.size(), 1u);
+    EXPECT_GT(caught.backends[0].cases_failed, 0);
+    // Without the fault the same calls recompile instead: a guard failed on the changed dtype or layout.
+    const CheckReport clean = check(varied, "gbc", "");
+    EXPECT_TRUE(clean.pass());
+    EXPECT_GE(clean.backends[0].stats.recompiles, kind == "guard-dtype" ? 2 : 1);
+  }
 }
 
 TEST(FaultRegistry, KernelListingNamesTheFault) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -106,12 +107,13 @@ TEST(GraphGeneratorTest, DefaultSettingsGiveThePinnedGraphs) {
 }
 
 // With the patterns of configs/fuzz.yaml on, seeds make other graphs: pinned too (re-pinned when
-// max_pool2d/avg_pool2d joined the default op mix).
+// max_pool2d/avg_pool2d joined the default op mix, and again for varied_dtypes, recompile_sequence
+// and view_mutation).
 TEST(GraphGeneratorTest, PatternsGiveThePinnedGraphs) {
   const GeneratorConfig config = default_generator_config();
-  const std::map<uint64_t, std::string> pinned = {{0, "7eaf67d7fd04c784ccf6da7fc50f1119"},
+  const std::map<uint64_t, std::string> pinned = {{0, "868a0968612b1bfbfa9a4cd6aee47814"},
                                                    {1, "ab6ec1db63d9440f58eb0bcae95b7fe4"},
-                                                   {17, "32ab56ec11f83a35c76d6e71919cec70"},
+                                                   {17, "a81b62bd3971b00d91aa277454a94296"},
                                                    {4242, "93d3970432d464b578442f0a54a6475c"}};
   for (const auto& [seed, expected] : pinned)
     EXPECT_EQ(content_hash(write_model_yaml(generate_model(seed, config))), expected) << "seed " << seed;
@@ -127,7 +129,38 @@ struct PatternCounts {
   int extreme_input = 0;       // an integer input drawn up to its dtype's limits
   int repeated_dims = 0;       // an input whose shape repeats a dim other than 1
   int varied_layouts = 0;      // check.layouts: any
+  int varied_dtypes = 0;       // inputs with a `dtypes:` list
+  int recompile_sequence = 0;  // check.recompile_sequence
+  int view_mutation = 0;       // add_/mul_ on a slice/transpose, its result unread, the base read after
 };
+
+// In-place writes into a view whose own result nothing reads, while the view's base is read by a
+// later node: the write reaches an output only through the alias.
+int count_view_mutations(const Model& m) {
+  const std::vector<const Node*> nodes = all_nodes(m);
+  std::map<ValueId, ValueId> base_of;  // view -> its base
+  std::map<ValueId, int> reads;        // value -> nodes that read it
+  for (const Node* n : nodes)
+    for (const Arg& a : n->args)
+      if (a.is_value()) ++reads[a.value];
+  for (const ValueId o : m.graph.outputs) ++reads[o];
+  int count = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node* n = nodes[i];
+    if ((n->op == "slice" || n->op == "transpose") && n->args[0].is_value()) base_of[n->output()] = n->args[0].value;
+    if (n->op != "add_" && n->op != "mul_") continue;
+    auto base = base_of.find(n->args[0].value);
+    if (base == base_of.end() || reads[n->output()] != 0) continue;
+    for (size_t j = i + 1; j < nodes.size(); ++j) {
+      const auto& args = nodes[j]->args;
+      if (std::any_of(args.begin(), args.end(), [&](const Arg& a) { return a.is_value() && a.value == base->second; })) {
+        ++count;
+        break;
+      }
+    }
+  }
+  return count;
+}
 
 PatternCounts count_patterns(const Model& m) {
   PatternCounts c;
@@ -179,6 +212,9 @@ PatternCounts count_patterns(const Model& m) {
     }
   }
   c.varied_layouts = m.check.layouts == "any";
+  c.recompile_sequence = m.check.recompile_sequence;
+  for (const TensorSpec& s : m.inputs) c.varied_dtypes += !s.dtypes.empty();
+  c.view_mutation = count_view_mutations(m);
   return c;
 }
 
@@ -194,6 +230,9 @@ PatternCounts total_patterns(const GeneratorConfig& config, uint64_t seeds) {
     t.extreme_input += c.extreme_input;
     t.repeated_dims += c.repeated_dims;
     t.varied_layouts += c.varied_layouts;
+    t.varied_dtypes += c.varied_dtypes;
+    t.recompile_sequence += c.recompile_sequence;
+    t.view_mutation += c.view_mutation;
   }
   return t;
 }
@@ -212,7 +251,10 @@ TEST(GraphGeneratorTest, EveryPatternIsGeneratedOverManySeeds) {
                ", divisor " + std::to_string(with.negative_divisor) + "/" + std::to_string(without.negative_divisor) +
                ", extreme " + std::to_string(with.extreme_input) + "/" + std::to_string(without.extreme_input) +
                ", repeated " + std::to_string(with.repeated_dims) + "/" + std::to_string(without.repeated_dims) +
-               ", layouts " + std::to_string(with.varied_layouts) + "/" + std::to_string(without.varied_layouts));
+               ", layouts " + std::to_string(with.varied_layouts) + "/" + std::to_string(without.varied_layouts) +
+               ", dtypes " + std::to_string(with.varied_dtypes) + "/" + std::to_string(without.varied_dtypes) +
+               ", sequence " + std::to_string(with.recompile_sequence) + "/" + std::to_string(without.recompile_sequence) +
+               ", view writes " + std::to_string(with.view_mutation) + "/" + std::to_string(without.view_mutation));
   // x op x also happens by chance (a value reused as both operands), identity numbers and special
   // fill values too (special values are drawn for 2% of numbers): those compare by ratio.
   EXPECT_GT(with.identity_itself, without.identity_itself + 130);
@@ -226,12 +268,18 @@ TEST(GraphGeneratorTest, EveryPatternIsGeneratedOverManySeeds) {
   EXPECT_GT(with.repeated_dims, without.repeated_dims + 100);
   EXPECT_GT(with.varied_layouts, 150);
   EXPECT_EQ(without.varied_layouts, 0);
+  EXPECT_GT(with.varied_dtypes, 100);
+  EXPECT_EQ(without.varied_dtypes, 0);
+  EXPECT_GT(with.recompile_sequence, 150);
+  EXPECT_EQ(without.recompile_sequence, 0);
+  EXPECT_GT(with.view_mutation, 50);
+  EXPECT_EQ(without.view_mutation, 0);
 }
 
 // Every pattern at rate 1 still makes models that load and round-trip.
 TEST(GraphGeneratorTest, PatternsAtFullRateStayValid) {
   GeneratorConfig config = default_generator_config();
-  config.patterns = PatternRates{1, 1, 1, 1, 1, 1, 1};
+  config.patterns = PatternRates{1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
   for (uint64_t seed = 0; seed < 200; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));

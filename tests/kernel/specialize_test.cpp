@@ -107,6 +107,32 @@ TEST(Specialize, ReductionLayouts) {
   EXPECT_EQ(a->buffers[x].s1, 7);
 }
 
+TEST(Specialize, OneRowBroadcastOverTheRowsIsRContiguous) {
+  // A [1, 7] mask read by every row of a reduction over dim 1: offset o * 0 + r, which the
+  // kernel may load as vectors only if it knows r's stride is 1 (its own layout key).
+  LoweredKernel k = lower_model("  x: {shape: [5, 7]}\n  m: {shape: [1, 7]}\n",
+                                "  - {id: a, op: mul, args: [x, m]}\n"
+                                "  - {id: s, op: sum, args: [a], dim: 1}\n",
+                                "[s]");
+  Sizes iter = {5, 7};
+  size_t x = buffer(k, "x"), m = buffer(k, "m"), s = buffer(k, "s");
+  std::vector<BufferLayout> layouts(3);
+  layouts[x] = iteration_layout(k, x, {5, 7}, {7, 1}, iter);
+  layouts[s] = iteration_layout(k, s, {5}, {1}, iter);
+  layouts[m] = iteration_layout(k, m, {1, 7}, {7, 1}, iter);
+  Specialization row = specialize_layouts(k, layouts);
+  EXPECT_EQ(row.buffers[m].index, kir::IndexKind::Affine);
+  EXPECT_TRUE(row.buffers[m].r_contiguous);
+  EXPECT_TRUE(specialized_kernel(k.kernel, row).buffers[m].r_contiguous);
+  // Every other element of a wider row: affine, r's stride passed at run time, another variant.
+  layouts[m] = iteration_layout(k, m, {1, 7}, {14, 2}, iter);
+  Specialization every_other = specialize_layouts(k, layouts);
+  EXPECT_EQ(every_other.buffers[m].index, kir::IndexKind::Affine);
+  EXPECT_FALSE(every_other.buffers[m].r_contiguous);
+  EXPECT_FALSE(specialized_kernel(k.kernel, every_other).buffers[m].r_contiguous);
+  EXPECT_NE(row.layout_key, every_other.layout_key);
+}
+
 TEST(Specialize, PerRowBuffersInKeepdimForm) {
   LoweredKernel k = lower_model("  x: {shape: [3, 4]}\n  c: {shape: [3, 1]}\n",
                                 "  - {id: m, op: amax, args: [x], dim: 1, keepdim: true}\n"

@@ -134,20 +134,31 @@ graph:
   - {id: w, op: var, args: [x], dim: -1, correction: 5, keepdim: true}
 outputs: [v, w]
 )");
-  // correction 5 > N = 3: ATen divides by max(N - correction, 0) = 0.
+  // correction 5 > N = 3: ATen divides by max(N - correction, 0) = 0. In float64, shifted by
+  // each row's first element (values near the float32 maximum overflow nothing).
   EXPECT_EQ(ir(decompose(g)), R"(graph t(x: float32[B, 3]) {
-  v.mean.sum: float32[B, 1] = sum(x, dim=1, keepdim=true)
-  v.mean: float32[B, 1] = div(v.mean.sum, 3)
-  v.centered: float32[B, 3] = sub(x, v.mean)
-  v.sq: float32[B, 3] = mul(v.centered, v.centered)
-  v.sum: float32[B] = sum(v.sq, dim=1, keepdim=false)
-  v: float32[B] = div(v.sum, 3)
-  w.mean.sum: float32[B, 1] = sum(x, dim=-1, keepdim=true)
-  w.mean: float32[B, 1] = div(w.mean.sum, 3)
-  w.centered: float32[B, 3] = sub(x, w.mean)
-  w.sq: float32[B, 3] = mul(w.centered, w.centered)
-  w.sum: float32[B, 1] = sum(w.sq, dim=-1, keepdim=true)
-  w: float32[B, 1] = div(w.sum, 0)
+  v.first: float32[B, 1] = slice(x, dim=1, end=1, start=0)
+  v.f64: float64[B, 3] = to(x, dtype=float64)
+  v.shift: float64[B, 1] = to(v.first, dtype=float64)
+  v.shifted: float64[B, 3] = sub(v.f64, v.shift)
+  v.mean_sum: float64[B, 1] = sum(v.shifted, dim=1, keepdim=true)
+  v.mean: float64[B, 1] = div(v.mean_sum, 3)
+  v.centered: float64[B, 3] = sub(v.shifted, v.mean)
+  v.sq: float64[B, 3] = mul(v.centered, v.centered)
+  v.sum: float64[B] = sum(v.sq, dim=1, keepdim=false)
+  v.f64_var: float64[B] = div(v.sum, 3)
+  v: float32[B] = to(v.f64_var, dtype=float32)
+  w.first: float32[B, 1] = slice(x, dim=1, end=1, start=0)
+  w.f64: float64[B, 3] = to(x, dtype=float64)
+  w.shift: float64[B, 1] = to(w.first, dtype=float64)
+  w.shifted: float64[B, 3] = sub(w.f64, w.shift)
+  w.mean_sum: float64[B, 1] = sum(w.shifted, dim=-1, keepdim=true)
+  w.mean: float64[B, 1] = div(w.mean_sum, 3)
+  w.centered: float64[B, 3] = sub(w.shifted, w.mean)
+  w.sq: float64[B, 3] = mul(w.centered, w.centered)
+  w.sum: float64[B, 1] = sum(w.sq, dim=-1, keepdim=true)
+  w.f64_var: float64[B, 1] = div(w.sum, 0)
+  w: float32[B, 1] = to(w.f64_var, dtype=float32)
   return v, w
 }
 )");

@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "compiler/runtime/graph_runtime.h"
+#include "harness/runner/check_runner.h"
 #include "tests/runtime/runtime_test_util.h"
 
 namespace gbc {
@@ -150,6 +153,46 @@ TEST(Guards, GuardTextListsWhatAnEntryPins) {
   const std::string guards = runtime->describe().segments.at(0).entries.at(0).guards;
   EXPECT_NE(guards.find("x.shape[0] == 16"), std::string::npos) << guards;
   EXPECT_NE(guards.find("x: float32, cpu, contiguous"), std::string::npos) << guards;
+}
+
+// A call with another dtype than the model declares (`dtypes:`) compiles an entry for that dtype
+// (RC003): the region's types are inferred again from the call's, with the model's rules (a
+// training batch_norm's running stats are params, though the region passes them as inputs), and
+// every step of the recompile sequence agrees with eager.
+TEST(Guards, DtypeChangeCompilesAnEntryForTheNewDtype) {
+  Model model = load(R"(format: gbcheck/v1
+name: dtypes
+dims: {N: [2, 8]}
+inputs:
+  x: {shape: [N, 4], dtypes: [float32, float64]}
+params:
+  g: {shape: [4], dtype: float64}
+  bt: {shape: [4], dtype: float64}
+  rm: {shape: [4], dtype: float64}
+  rv: {shape: [4], dtype: float64, values: {dist: uniform, low: 0.5, high: 2.0}}
+graph:
+  - {id: h, op: to, args: [x], dtype: float64}
+  - {id: b, op: batch_norm, args: [h, g, bt, rm, rv], training: true}
+  - {id: y, op: mul, args: [x, 3.0]}
+  - {id: z, op: exp, args: [y]}
+outputs: [z, b]
+check: {cases: 6, recompile_sequence: true}
+)",
+                     "dtypes.yaml");
+  for (const char* name : {"gbc-interp", "gbc"}) {
+    SCOPED_TRACE(name);
+    RunOptions opt = run_options_from_model(model);
+    opt.backends = {name};
+    opt.max_shrink_tries = 0;
+    const CheckReport report = run_check(model, opt);
+    ASSERT_EQ(report.backends.size(), 1u);
+    EXPECT_TRUE(report.backends[0].pass());
+    const std::vector<CompileEvent> rc = events_of(report.backends[0].stats, CompileEvent::Kind::Recompile);
+    ASSERT_FALSE(rc.empty());
+    EXPECT_TRUE(std::any_of(rc.begin(), rc.end(), [](const CompileEvent& e) {
+      return e.code == "RC003" && e.message.find("x.dtype: expected float32, got float64") != std::string::npos;
+    }));
+  }
 }
 
 }  // namespace

@@ -16,12 +16,14 @@
 #include <stdexcept>
 #include <thread>
 
+#include "compiler/support/trace.h"
 #include "compiler/backends/backend.h"
 #include "harness/adapters/backends_config.h"
 #include "harness/fuzz/campaign/fuzz_progress.h"
 #include "harness/fuzz/campaign/repro_folder.h"
 #include "harness/fuzz/fuzz_config.h"
 #include "harness/fuzz/graph_generator.h"
+#include "harness/sandbox/coverage_dump.h"
 
 namespace gbc {
 namespace {
@@ -194,6 +196,12 @@ int worker_main(const FuzzOptions& o, const WorkerPlan& plan) {
     std::vector<Hit> hits;
     for (const GraphFailure& f : v.failures) hits.push_back(f.hit);
     std::vector<std::string> fresh = store.record_case(plan.run.id, result, hits, plan.prior_active_s + seconds_since(plan.start));
+    if (trace::enabled()) {
+      std::vector<std::string> keys;
+      for (const Hit& h : hits) keys.push_back(h.key);
+      trace::emit("fuzz_case", {{"case", k}, {"seed", seed}, {"outcome", v.outcome}, {"nodes", result.nodes},
+                                {"elapsed_ms", v.elapsed_ms}, {"hits", keys}, {"new", fresh}});
+    }
     for (const GraphFailure& f : v.failures) {
       if (g_stop) break;
       if (std::find(fresh.begin(), fresh.end(), f.hit.key) != fresh.end()) reduce_into_store(store, o, model, f);
@@ -318,6 +326,7 @@ FuzzResult run_fuzz(FuzzOptions o) {
         std::cerr << "gbcheck fuzz: worker " << job << " failed: " << e.what() << "\n";
       }
       std::cerr.flush();
+      dump_coverage();
       ::_exit(code);
     }
     workers.push_back(pid);
