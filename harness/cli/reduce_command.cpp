@@ -142,6 +142,7 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
                         ? r.replay_command(out_dir + "/model.yaml")
                         : std::string("the drawn inputs do not reproduce it; the failing values are in inputs.json"))
                 << "\n";
+      if (const std::string views = kept_layouts_text(r); !views.empty()) std::cout << "  views:    " << views << " (kept: the failure needs them)\n";
       if (r.status == ReduceResult::Status::Nondeterministic) std::cout << "  NONDETERMINISTIC: " << r.note << "\n";
       std::cout << "wrote " << out_dir << "/model.yaml, inputs.json, summary.json\n";
     }

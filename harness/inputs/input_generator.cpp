@@ -135,6 +135,12 @@ std::vector<at::Tensor> TestCase::fresh_inputs() const {
   return out;
 }
 
+void TestCase::add_given(const at::Tensor& t) {
+  tensors.push_back(t);
+  // A view's copies for each run (fresh_inputs) are made from its whole storage, in its layout.
+  bases.push_back(t.is_contiguous() ? t : storage_base(t));
+}
+
 InputGenerator::InputGenerator(const Model& model, c10::Device device) : model_(model), device_(device) {}
 
 TestCase InputGenerator::make_case(int index) const { return make_case(index, ShrinkPath{}); }
@@ -193,10 +199,7 @@ TestCase InputGenerator::given_case(int index, const GivenCase& given) const {
   tc.seed = case_seed(model_.check.seed, index);
   tc.dims = given.dims;
   tc.descriptions = given.descriptions;
-  for (const at::Tensor& t : given.inputs) {
-    tc.tensors.push_back(device_.is_cpu() ? t : t.to(device_));
-    tc.bases.push_back(tc.tensors.back());
-  }
+  for (const at::Tensor& t : given.inputs) tc.add_given(device_.is_cpu() ? t : t.to(device_));
   const auto specs = model_.all_tensor_specs();
   for (size_t i = tc.tensors.size(); i < specs.size(); ++i) {
     tc.tensors.push_back(param_tensor(i, concrete_shape(specs[i]->shape, tc.dims)));

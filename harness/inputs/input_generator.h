@@ -34,6 +34,9 @@ struct TestCase {
   /// Independent copies of the inputs with the same sizes, strides and offsets, for one run
   /// (runs mutate inputs in place; a plain clone() would make strided inputs contiguous).
   std::vector<at::Tensor> fresh_inputs() const;
+  /// Appends a tensor given from outside (the user's, the reducer's), keeping a view's layout in
+  /// fresh_inputs' copies.
+  void add_given(const at::Tensor& t);
 };
 
 class InputGenerator {

@@ -20,6 +20,31 @@ void require_little_endian() {
 
 }  // namespace
 
+void write_layout(const LayoutPlan& plan, nlohmann::json& entry) {
+  if (plan.layout == Layout::Contiguous) return;
+  entry["layout"] = layout_name(plan.layout);
+  if (plan.layout != Layout::Transposed) entry["dim"] = plan.dim;
+}
+
+at::Tensor read_layout(const nlohmann::json& entry, const at::Tensor& values) {
+  if (!entry.contains("layout")) return values;
+  const std::string name = entry["layout"].is_string() ? entry["layout"].get<std::string>() : entry["layout"].dump();
+  std::optional<Layout> layout;
+  for (Layout l : {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded})
+    if (name == layout_name(l)) layout = l;
+  if (!layout) throw std::runtime_error("unknown layout \"" + name + "\" (contiguous, transposed, sliced or expanded)");
+  const bool needs_dim = *layout == Layout::Sliced || *layout == Layout::Expanded;
+  if (needs_dim && !(entry.contains("dim") && entry["dim"].is_number_integer()))
+    throw std::runtime_error("layout \"" + name + "\" needs an integer \"dim\"");
+  const int64_t dim = needs_dim ? entry["dim"].get<int64_t>() : 0;
+  const LayoutPlan plan = fit_layout(values, *layout, dim);
+  if (plan.layout != *layout)
+    throw std::runtime_error("layout \"" + name + "\"" + (needs_dim ? " along dim " + std::to_string(dim) : "") +
+                             " does not fit these values" +
+                             (*layout == Layout::Expanded ? " (the dim must exist, be longer than 1 and hold equal values along it)" : ""));
+  return with_layout(values, plan);
+}
+
 nlohmann::json save_tensor_file(const at::Tensor& tensor, const std::string& name, const std::string& dir,
                                 const std::string& relative_path) {
   require_little_endian();
@@ -34,6 +59,7 @@ nlohmann::json save_tensor_file(const at::Tensor& tensor, const std::string& nam
   e["dtype"] = std::string(dtype_name(from_aten(t.scalar_type())));
   e["shape"] = t.sizes().vec();
   e["file"] = relative_path;
+  write_layout(layout_of(tensor), e);
   return e;
 }
 
@@ -49,7 +75,7 @@ at::Tensor load_tensor_file(const nlohmann::json& entry, const std::string& dir)
   in.read(static_cast<char*>(t.data_ptr()), bytes);
   if (in.gcount() != bytes || in.peek() != std::char_traits<char>::eof())
     throw std::runtime_error(path.string() + " does not hold " + std::to_string(bytes) + " bytes");
-  return t;
+  return read_layout(entry, t);
 }
 
 }  // namespace gbc

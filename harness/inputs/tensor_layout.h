@@ -1,6 +1,8 @@
 // Makes a non-contiguous tensor of a given shape: the values are drawn into a contiguous base of
 // another shape, and the tensor is a view of it (transposed, strided slice, expanded), as user
-// code produces with .t(), x[:, ::2] or .expand(). Test: tests/inputs/tensor_layout_test.cpp.
+// code produces with .t(), x[:, ::2] or .expand(). The reducer and the files that hold failing
+// inputs (inputs.json, manifest.json) keep values contiguous and the layout beside them, and lay
+// them out again (layout_of, with_layout). Test: tests/inputs/tensor_layout_test.cpp.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -24,5 +26,20 @@ LayoutPlan plan_layout(Layout layout, int64_t pick, const std::vector<int64_t>& 
 
 /// The view of `base` (of plan.base_sizes) that has `sizes` and the planned layout.
 at::Tensor view_with_layout(const at::Tensor& base, const LayoutPlan& plan, const std::vector<int64_t>& sizes);
+
+/// The layout `t` has by its strides: which of the views above it is (Contiguous when none is).
+LayoutPlan layout_of(const at::Tensor& t);
+
+/// `layout` at `dim` for `values`, or Contiguous where it cannot apply: a rank it does not fit, or
+/// an expanded dim of size 1 or whose values are not all equal along it.
+LayoutPlan fit_layout(const at::Tensor& values, Layout layout, int64_t dim);
+
+/// `values` laid out as `plan` (a fit_layout result) says: a view of a fresh base with the same
+/// values; a contiguous copy for Contiguous.
+at::Tensor with_layout(const at::Tensor& values, const LayoutPlan& plan);
+
+/// The contiguous 1-D tensor over all of `t`'s storage, which `t` views at its strides and offset
+/// (an as_strided of a clone of it is an independent copy of `t` in the same layout).
+at::Tensor storage_base(const at::Tensor& t);
 
 }  // namespace gbc

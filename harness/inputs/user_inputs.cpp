@@ -78,7 +78,7 @@ double json_number(const nlohmann::json& v, const std::string& where) {
   fail(where, "a value is neither a number nor \"nan\", \"inf\" or \"-inf\": " + v.dump());
 }
 
-// reduce's inputs.json: {NAME: {dtype, shape, values: [...]}}.
+// reduce's inputs.json: {NAME: {dtype, shape, values: [...]}}, with layout and dim for a view.
 GivenTensors read_inputs_json(const fs::path& path) {
   const nlohmann::json j = read_json(path);
   if (!j.is_object()) fail(path.string(), "not an object of inputs", "the inputs.json that `gbcheck reduce` writes");
@@ -106,7 +106,11 @@ GivenTensors read_inputs_json(const fs::path& path) {
       t = at::tensor(values, at::kLong);
     }
     g.names.push_back(name);
-    g.tensors.push_back(t.reshape(shape).to(to_aten(dtype)));
+    try {
+      g.tensors.push_back(read_layout(e, t.reshape(shape).to(to_aten(dtype))));
+    } catch (const std::runtime_error& ex) {
+      fail(where, ex.what());
+    }
   }
   return g;
 }
@@ -253,7 +257,7 @@ GivenCase match_given_tensors(const Model& model, const GivenTensors& given) {
     if (!want) input_error(s, "its shape uses a dim no input binds by itself");
     if (matched[i].sizes().vec() != *want)
       input_error(s, "shape " + c10::str(matched[i].sizes()) + ", the model takes " + c10::str(c10::IntArrayRef(*want)));
-    c.inputs.push_back(matched[i].detach().to(at::kCPU).contiguous());
+    c.inputs.push_back(matched[i].detach().to(at::kCPU));  // a view stays one: its layout may be the bug
     c.descriptions.push_back(s.name + ": " + std::string(dtype_name(s.dtype)) + c10::str(c10::IntArrayRef(*want)) + " from " +
                              given.source);
   }

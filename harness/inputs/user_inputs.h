@@ -3,7 +3,8 @@
 // manifest.json (what repro and --save-inputs write, tensor_files.h), from the inputs.json that
 // reduce writes, or from a folder of case-K folders (one case each); then matched to the model's
 // inputs by name (dict keys, manifest names) or position, and checked against each input's dtype
-// and shape, its symbolic dims bound the same way in every input. Every problem is a ModelError
+// and shape, its symbolic dims bound the same way in every input. A view keeps its layout (the
+// layout key of inputs.json and manifest.json, a torch.save tensor's strides). Every problem is a ModelError
 // naming the file and the input (exit 2). Test: tests/inputs/user_inputs_test.cpp.
 #pragma once
 
@@ -27,7 +28,7 @@ struct GivenTensors {
 struct GivenCase {
   std::string source;
   DimBindings dims;
-  std::vector<at::Tensor> inputs;         // model.inputs order, contiguous, on the CPU
+  std::vector<at::Tensor> inputs;         // model.inputs order, on the CPU, views kept
   std::vector<std::string> descriptions;  // as a generated case's: "x: float32[1, 3] from FILE"
 };
 

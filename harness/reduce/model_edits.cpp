@@ -109,9 +109,23 @@ std::vector<at::Tensor> ReductionSubject::inputs() const {
   for (const TensorSpec* s : model.all_tensor_specs()) {
     auto it = values.find(s->name);
     GBC_INTERNAL_ASSERT(it != values.end(), "reduction lost the values of " + s->name);
-    out.push_back(it->second);
+    out.push_back(layouts.count(s->name) ? with_layout(it->second, layout(s->name)) : it->second);
   }
   return out;
+}
+
+LayoutPlan ReductionSubject::layout(const std::string& name) const {
+  auto it = layouts.find(name);
+  auto v = values.find(name);
+  if (it == layouts.end() || v == values.end()) return {};
+  return fit_layout(v->second, it->second.layout, it->second.dim);
+}
+
+void ReductionSubject::drop_unfit_layouts() {
+  for (auto it = layouts.begin(); it != layouts.end();) {
+    if (!values.count(it->first) || layout(it->first).layout == Layout::Contiguous) it = layouts.erase(it);
+    else ++it;
+  }
 }
 
 Model rebuild(const Model& edited) {

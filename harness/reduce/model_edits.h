@@ -3,6 +3,7 @@
 // substitution, dead-code removal, outputs, dims, dtypes, attributes, values); `rebuild` then
 // writes the model as YAML and loads it back, so that every candidate is a valid model.yaml with
 // freshly inferred types, or a ModelError (the candidate is dropped without running anything).
+// Inputs keep the failing case's memory layout beside their values (ReductionSubject::layouts).
 // Test: tests/reduce/model_edits_test.cpp.
 #pragma once
 
@@ -13,16 +14,25 @@
 #include <string>
 #include <vector>
 
+#include "harness/inputs/tensor_layout.h"
 #include "harness/model/model.h"
 
 namespace gbc {
 
 struct ReductionSubject {
   Model model;
-  std::map<std::string, at::Tensor> values;  // each input's and param's failing values, by name
+  std::map<std::string, at::Tensor> values;  // each input's and param's failing values, by name, contiguous
+  // The inputs the failing case had as views (transposed, sliced, expanded), by name: edits work
+  // on the contiguous values, and the checks get them laid out this way again.
+  std::map<std::string, LayoutPlan> layouts;
 
-  /// The values in graph.inputs order (inputs, then params).
+  /// The values in graph.inputs order (inputs, then params), each in its layout where it fits.
   std::vector<at::Tensor> inputs() const;
+  /// The layout input `name` gets: its entry in `layouts` where it still fits the values (a halved
+  /// dim is re-planned; an expanded dim whose values differ falls back to Contiguous).
+  LayoutPlan layout(const std::string& name) const;
+  /// Drops the layouts of inputs that are gone or whose layout no longer fits.
+  void drop_unfit_layouts();
   int node_count() const { return static_cast<int>(model.graph.node_count()); }
 };
 

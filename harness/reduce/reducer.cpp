@@ -50,6 +50,7 @@ class Reducer {
         {"remove_outputs", &Reducer::remove_outputs},
         {"remove_nodes", &Reducer::remove_nodes_ddmin},
         {"lift_outputs", &Reducer::lift_outputs},
+        {"contiguous_inputs", &Reducer::contiguous_inputs},
         {"shrink_dims", &Reducer::shrink_dims},
         {"simplify_dtypes", &Reducer::simplify_dtypes},
         {"simplify_attributes", &Reducer::simplify_attributes},
@@ -133,7 +134,11 @@ class Reducer {
 
   std::string key_of(const ReductionSubject& s) const {
     std::string key = write_model_yaml(s.model);
-    for (const TensorSpec* spec : s.model.all_tensor_specs()) key += "\n" + spec->name + "=" + tensor_key(s.values.at(spec->name));
+    for (const TensorSpec* spec : s.model.all_tensor_specs()) {
+      const LayoutPlan layout = s.layout(spec->name);
+      key += "\n" + spec->name + "=" + tensor_key(s.values.at(spec->name)) + " " + layout_name(layout.layout) + " " +
+             std::to_string(layout.dim);
+    }
     return content_hash(key);
   }
 
@@ -147,6 +152,7 @@ class Reducer {
     }
     for (const TensorSpec* spec : cand.model.all_tensor_specs())
       if (!cand.values.count(spec->name)) return false;
+    cand.drop_unfit_layouts();
     const std::string key = key_of(cand);
     // An edit the rebuild undoes (an attribute the loader puts back with its default) is no step.
     if (key == current_key_ || rejected_.count(key)) return false;
@@ -241,6 +247,20 @@ class Reducer {
           }
         }
       }
+    }
+    return changed;
+  }
+
+  // A view input made contiguous: the layout stays only where the failure needs it.
+  bool contiguous_inputs() {
+    phase_ = "layouts";
+    bool changed = false;
+    std::vector<std::string> names;
+    for (const auto& [name, layout] : current_.layouts) names.push_back(name);
+    for (const std::string& name : names) {
+      ReductionSubject cand = current_;
+      cand.layouts.erase(name);
+      changed |= try_candidate(std::move(cand));
     }
     return changed;
   }
@@ -390,7 +410,11 @@ ReductionSubject subject_of(const Model& model, const TestCase& tc) {
   s.model = model;
   std::vector<const TensorSpec*> specs = model.all_tensor_specs();
   GBC_INTERNAL_ASSERT(specs.size() == tc.tensors.size(), "case tensors do not match the model's inputs");
-  for (size_t i = 0; i < specs.size(); ++i) s.values[specs[i]->name] = tc.tensors[i].contiguous().cpu();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const at::Tensor t = tc.tensors[i].cpu();
+    s.values[specs[i]->name] = t.contiguous();
+    if (const LayoutPlan layout = layout_of(t); layout.layout != Layout::Contiguous) s.layouts[specs[i]->name] = layout;
+  }
   return s;
 }
 
@@ -530,7 +554,8 @@ void reduce_within_budget(const Model& model, const ReduceOptions& options, cons
   }
   result.signature = reducer->signature();
   result.nodes_after = best.node_count();
-  for (const TensorSpec* spec : best.model.all_tensor_specs()) result.inputs.push_back({spec->name, best.values.at(spec->name)});
+  for (const TensorSpec* spec : best.model.all_tensor_specs())
+    result.inputs.push_back({spec->name, best.values.at(spec->name), best.layout(spec->name)});
 
   // Whether the written model reproduces with its own drawn inputs, and at which case.
   if (result.status == ReduceResult::Status::Reduced) {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "compiler/backends/backend.h"
+#include "harness/inputs/tensor_layout.h"
 #include "harness/model/model.h"
 #include "harness/reduce/failure_signature.h"
 #include "harness/reduce/reduce_config.h"
@@ -34,7 +35,7 @@
 namespace gbc {
 
 struct ReduceProgress {
-  std::string phase;  // outputs, nodes, dims, dtypes, attributes, values
+  std::string phase;  // outputs, nodes, layouts, dims, dtypes, attributes, values
   int nodes_left = 0;
   int candidates = 0;  // candidates built (invalid ones included)
   int checks = 0;      // sandboxed checks run
@@ -65,7 +66,8 @@ struct ReduceOptions {
 /// A graph input's failing values, by the name the reduced model gives it.
 struct NamedTensor {
   std::string name;
-  at::Tensor tensor;
+  at::Tensor tensor;   // contiguous values
+  LayoutPlan layout;   // the view the failure needs them in (Contiguous where none)
 };
 
 struct ReduceResult {
@@ -120,5 +122,7 @@ nlohmann::json reduction_summary_json(const ReduceResult& result, const std::str
                                       const std::string& out_dir);
 /// The failing inputs as JSON: {name: {dtype, shape, values: [...]}}, NaN and infinities as strings.
 nlohmann::json inputs_json(const std::vector<NamedTensor>& inputs);
+/// The inputs the reduced failure needs as views: "x0 expanded along dim 0, w transposed"; "" if none.
+std::string kept_layouts_text(const ReduceResult& r);
 
 }  // namespace gbc

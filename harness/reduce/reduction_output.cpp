@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "compiler/aten/aten_convert.h"
+#include "harness/inputs/tensor_files.h"
 #include "harness/model/model_writer.h"
 #include "harness/reduce/reducer.h"
 #include "harness/version.h"
@@ -24,6 +25,20 @@ std::string seconds(double s) {
   return o.str();
 }
 
+}  // namespace
+
+std::string kept_layouts_text(const ReduceResult& r) {
+  std::string out;
+  for (const NamedTensor& in : r.inputs) {
+    if (in.layout.layout == Layout::Contiguous) continue;
+    out += (out.empty() ? "" : ", ") + in.name + " " + layout_name(in.layout.layout) +
+           (in.layout.layout == Layout::Transposed ? "" : " along dim " + std::to_string(in.layout.dim));
+  }
+  return out;
+}
+
+namespace {
+
 std::string header(const ReduceResult& r, const std::string& source) {
   std::ostringstream h;
   h << "Reduced by `gbcheck reduce` from " << source << " (case " << r.case_index << ", seed " << r.seed << ").\n"
@@ -31,6 +46,8 @@ std::string header(const ReduceResult& r, const std::string& source) {
     << "Nodes: " << r.nodes_before << " -> " << r.nodes_after << "; " << r.checks << " checks in "
     << seconds(r.elapsed_s) << ".\n"
     << "The failing input values are in inputs.json beside this file.\n";
+  if (std::string views = kept_layouts_text(r); !views.empty())
+    h << "The failure needs these inputs as views (inputs.json lays them out so): " << views << "\n";
   if (r.reproduces_with_drawn_inputs)
     h << "Replay: " << r.replay_command("model.yaml") << "  (the drawn inputs fail the same way)";
   else
@@ -58,6 +75,7 @@ nlohmann::json inputs_json(const std::vector<NamedTensor>& inputs) {
       else values.push_back(v);
     }
     out[in.name] = {{"dtype", std::string(dtype_name(dtype))}, {"shape", t.sizes().vec()}, {"values", values}};
+    write_layout(in.layout, out[in.name]);
   }
   return out;
 }
@@ -88,6 +106,14 @@ nlohmann::json reduction_summary_json(const ReduceResult& r, const std::string& 
   j["replay_case"] = r.reproduces_with_drawn_inputs ? nlohmann::json(r.replay_case) : nlohmann::json(nullptr);
   j["injected_fault"] = r.inject_fault.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.inject_fault);
   j["inject_fault"] = j["injected_fault"];  // its first name, kept for readers of v1
+  // The inputs the failure needs as views, laid out so in inputs.json ({input, layout, dim}).
+  j["kept_layouts"] = nlohmann::json::array();
+  for (const NamedTensor& in : r.inputs) {
+    if (in.layout.layout == Layout::Contiguous) continue;
+    nlohmann::json e = {{"input", in.name}};
+    write_layout(in.layout, e);
+    j["kept_layouts"].push_back(e);
+  }
   return j;
 }
 

@@ -29,8 +29,7 @@ nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inp
   TestCase tc;
   tc.index = check.case_index;
   tc.seed = check.case_seed;
-  for (const at::Tensor& t : inputs) tc.tensors.push_back(t.to(device));
-  tc.bases = tc.tensors;
+  for (const at::Tensor& t : inputs) tc.add_given(t.to(device));
   try {
     tc.dims = bind_dims(model.graph, tc.tensors);
   } catch (const std::invalid_argument& e) {

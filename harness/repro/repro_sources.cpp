@@ -94,7 +94,22 @@ def load(entry):
     dtype = DTYPES[entry["dtype"]]
     if not data:
         return torch.empty(entry["shape"], dtype=dtype)
-    return torch.frombuffer(data, dtype=dtype).reshape(entry["shape"]).clone()
+    return with_layout(torch.frombuffer(data, dtype=dtype).reshape(entry["shape"]).clone(), entry)
+
+
+def with_layout(t, entry):
+    """The view the failing case had (manifest.json's "layout" and "dim"), with the same values."""
+    layout, dim = entry.get("layout"), entry.get("dim", 0)
+    if layout == "transposed":
+        return t.transpose(-1, -2).contiguous().transpose(-1, -2)
+    if layout == "sliced":
+        sizes = list(t.shape)
+        sizes[dim] = 2 * sizes[dim] + 1
+        view = torch.zeros(sizes, dtype=t.dtype).narrow(dim, 1, 2 * t.shape[dim])[(slice(None),) * dim + (slice(None, None, 2),)]
+        return view.copy_(t)
+    if layout == "expanded":
+        return t.narrow(dim, 0, 1).expand(t.shape)
+    return t
 
 
 # The model's graph with plain PyTorch ops (gbcheck's TorchScript form of it).

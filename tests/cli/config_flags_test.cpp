@@ -92,7 +92,7 @@ TEST_F(ConfigFlags, ReduceFollowsTheScheduleOfItsReduceConfig) {
   testing::CommandResult r = gbcheck(base + "--reduce-config " + bad);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(r.output, bad + ":1:26: error: schedule names unknown pass 'shrink_dim' (did you mean 'shrink_dims'? passes: "
-                            "remove_outputs, remove_nodes, lift_outputs, shrink_dims, simplify_dtypes, "
+                            "remove_outputs, remove_nodes, lift_outputs, contiguous_inputs, shrink_dims, simplify_dtypes, "
                             "simplify_attributes, simplify_values)\n");
 }
 

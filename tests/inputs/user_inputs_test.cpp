@@ -1,7 +1,8 @@
 // The user's own inputs (harness/inputs/user_inputs.h, saved_cases.h) and check's --inputs,
 // --save-inputs and --save-outputs: a save -> load round trip, a torch.save file written by
 // /usr/bin/python3 now, reduce's inputs.json, each error, and a check that finds a divergence only
-// the user's values reach (a NaN, which generated cases never hold with special_values 0).
+// the user's values reach (a NaN, which generated cases never hold with special_values 0); a
+// "layout" key in inputs.json or a manifest rebuilds the view.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -85,6 +86,36 @@ TEST_F(UserInputs, ReducesInputsJson) {
   EXPECT_TRUE(std::isnan(c[0].inputs[0][0][3].item<float>()));
   EXPECT_EQ(c[0].inputs[0][0][7].item<float>(), -INFINITY);
   EXPECT_EQ(c[0].inputs[1][7].item<float>(), 2.0f);
+}
+
+// An entry's "layout" rebuilds the view the failure had; one that does not fit is an error.
+TEST_F(UserInputs, InputsJsonAndManifestKeepALayout) {
+  const std::string file = dir_.file("view.json", R"({"x": {"dtype": "float32", "shape": [2, 8], "layout": "expanded", "dim": 0,
+                                                          "values": [1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8]},
+                                                    "w": {"dtype": "float32", "shape": [8], "layout": "sliced", "dim": 0,
+                                                          "values": [1, 1, 1, 1, 1, 1, 1, 2]}})");
+  const std::vector<GivenCase> c = load_given_cases(model_, {file});
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].inputs[0].stride(0), 0);
+  EXPECT_EQ(c[0].inputs[0][1][7].item<float>(), 8.0f);
+  EXPECT_EQ(c[0].inputs[1].stride(0), 2);
+  EXPECT_EQ(c[0].inputs[1][7].item<float>(), 2.0f);
+  const std::string unequal = dir_.file("unequal.json", R"({"x": {"dtype": "float32", "shape": [2, 8], "layout": "expanded", "dim": 0,
+                                                              "values": [1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 9]},
+                                                        "w": {"dtype": "float32", "shape": [8], "values": [1, 1, 1, 1, 1, 1, 1, 2]}})");
+  EXPECT_NE(error_of(unequal).find("input 'x': error: layout \"expanded\" along dim 0 does not fit these values"), std::string::npos)
+      << error_of(unequal);
+  const std::string unknown = dir_.file("unknown.json", R"({"x": {"dtype": "float32", "shape": [1, 8], "layout": "diagonal",
+                                                              "values": [1, 2, 3, 4, 5, 6, 7, 8]}})");
+  EXPECT_NE(error_of(unknown).find("unknown layout \"diagonal\""), std::string::npos) << error_of(unknown);
+  // A repro/--save-inputs folder keeps it too.
+  const at::Tensor t = at::arange(16, at::kFloat).reshape({8, 2}).t();
+  save_case_folder(dir_.path("views"), 0, "inputs", {{"x", t}, {"w", at::ones({1}).expand({8})}});
+  const std::vector<GivenCase> saved = load_given_cases(model_, {dir_.path("views/case-0")});
+  ASSERT_EQ(saved.size(), 1u);
+  EXPECT_EQ(saved[0].inputs[0].strides(), t.strides());
+  EXPECT_TRUE(at::equal(saved[0].inputs[0], t));
+  EXPECT_EQ(saved[0].inputs[1].stride(0), 0);
 }
 
 TEST_F(UserInputs, TorchSaveTupleAndDict) {

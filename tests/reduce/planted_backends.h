@@ -37,6 +37,31 @@ class MiscompilingBackend : public Backend {
   BackendStats stats_;
 };
 
+/// Miscompiles `from` into `to` only when an input is an expanded view (a stride of 0 on a dim
+/// longer than 1), as a kernel that assumes distinct elements would: a bug only a layout reaches.
+class ExpandedInputBackend : public Backend {
+ public:
+  ExpandedInputBackend(const std::string& from, const std::string& to) : from_(op_id(from)), to_(op_id(to)) {}
+  std::string name() const override { return "views"; }
+  void prepare(const Graph& graph, const BackendOptions&) override {
+    correct_ = planted_ = graph;
+    for (Node& n : planted_.body.nodes)
+      if (n.op == from_) n.op = to_;
+  }
+  std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs) override {
+    bool expanded = false;
+    for (const at::Tensor& t : inputs)
+      for (int64_t d = 0; d < t.dim(); ++d) expanded = expanded || (t.stride(d) == 0 && t.size(d) > 1);
+    return run_eager(expanded ? planted_ : correct_, inputs);
+  }
+  const BackendStats& stats() const override { return stats_; }
+
+ private:
+  OpId from_, to_;
+  Graph correct_, planted_;
+  BackendStats stats_;
+};
+
 /// Segfaults whenever the graph holds an op of kind `op`, as generated code with a bad index would.
 class CrashingBackend : public Backend {
  public:

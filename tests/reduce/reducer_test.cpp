@@ -5,7 +5,8 @@
 // not reduced, and the written folder loads back; the shipped schedule (configs/reduce.yaml) takes
 // the steps the reducer took before it was data, and another schedule is followed; candidates are
 // judged against --reference's backend when one is given. Also the sandboxed check that the fuzzer
-// calls.
+// calls. A failure that only an expanded input reaches keeps that input's layout through the
+// reduction (the other inputs' views are dropped) and in inputs.json, whose replay still fails.
 #include "harness/reduce/reducer.h"
 
 #include <ATen/ATen.h>
@@ -17,10 +18,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/inputs/input_generator.h"
+#include "harness/inputs/user_inputs.h"
 #include "harness/model/model_loader.h"
 #include "harness/reduce/sandboxed_check.h"
 #include "tests/reduce/planted_backends.h"
 #include "tests/support/single_threaded.h"
+#include "tests/support/temp_dir.h"
 #include "compiler/support/file_tree.h"
 
 namespace gbc {
@@ -244,6 +248,61 @@ TEST(Reducer, WritesALoadableModelWithItsHeaderAndInputs) {
   EXPECT_EQ(summary["nodes_before"], 30);
   EXPECT_EQ(summary["status"], "reduced");
   { std::error_code ignored; remove_tree(fs::path(dir).string(), ignored); }
+}
+
+TEST(Reducer, KeepsTheLayoutTheFailureNeedsAndDropsTheOthers) {
+  const Model model = load_model_text(
+      "format: gbcheck/v1\ninputs:\n  x: {shape: [4, 4], dtype: float32}\n  y: {shape: [4, 4], dtype: float32}\n"
+      "  z: {shape: [4, 4], dtype: float32}\ngraph:\n  - {id: a, op: add, args: [x, y]}\n  - {id: b, op: mul, args: [a, z]}\n"
+      "  - {id: t, op: tanh, args: [b]}\n  - {id: o, op: add, args: [t, 1.0]}\noutputs: [o]\n"
+      "check: {cases: 64, layouts: any, backends: [views]}\n",
+      "views.yaml");
+  // A case with an expanded input and another view the failure does not need.
+  const InputGenerator gen(model, c10::Device(c10::kCPU));
+  std::optional<int> wanted;
+  for (int k = 0; k < model.check.cases && !wanted; ++k) {
+    int expanded = 0, views = 0;
+    for (const at::Tensor& t : gen.make_case(k).tensors) {
+      const Layout l = layout_of(t).layout;
+      expanded += l == Layout::Expanded;
+      views += l != Layout::Contiguous;
+    }
+    if (expanded >= 1 && views >= 2) wanted = k;
+  }
+  ASSERT_TRUE(wanted) << "no case of 64 draws an expanded input beside another view";
+  ReduceOptions o = options_with(planted("views", [] { return std::make_unique<testing::ExpandedInputBackend>("tanh", "sigmoid"); }));
+  o.only_case = *wanted;
+  ReduceResult r = reduce_model(model, o);
+  ASSERT_EQ(r.status, ReduceResult::Status::Reduced) << r.note;
+  int kept = 0;
+  for (const NamedTensor& in : r.inputs) {
+    EXPECT_TRUE(in.layout.layout == Layout::Contiguous || in.layout.layout == Layout::Expanded) << in.name;
+    kept += in.layout.layout == Layout::Expanded;
+  }
+  EXPECT_EQ(kept, 1);
+  EXPECT_NE(kept_layouts_text(r).find(" expanded along dim "), std::string::npos) << kept_layouts_text(r);
+
+  // The written inputs.json lays it out again, and the reduced model fails on it (`--inputs DIR`),
+  // but not on the same values made contiguous.
+  testing::TempDir dir("reduce-views");
+  write_reduction(r, "views.yaml", dir.path("out"));
+  const nlohmann::json inputs = nlohmann::json::parse(std::ifstream(dir.path("out/inputs.json")));
+  int written = 0;
+  for (const auto& [name, e] : inputs.items()) written += e.value("layout", "") == "expanded";
+  EXPECT_EQ(written, 1) << inputs.dump();
+  const nlohmann::json summary = nlohmann::json::parse(std::ifstream(dir.path("out/summary.json")));
+  ASSERT_EQ(summary["kept_layouts"].size(), 1u) << summary.dump();
+  EXPECT_EQ(summary["kept_layouts"][0]["layout"], "expanded");
+  const Model back = load_model_file(dir.path("out/model.yaml"));
+  RunOptions replay = run_options_from_model(back);
+  replay.extra_backends = o.extra_backends;
+  replay.backends = {"views"};
+  replay.cases = 0;
+  replay.given_cases = load_given_cases(back, {dir.path("out")});
+  EXPECT_EQ(run_check_sandboxed(back, replay, SandboxLimits{60.0, 0}).exit_code, kExitDivergence);
+  for (GivenCase& c : replay.given_cases)
+    for (at::Tensor& t : c.inputs) t = t.contiguous();
+  EXPECT_EQ(run_check_sandboxed(back, replay, SandboxLimits{60.0, 0}).exit_code, kExitPass);
 }
 
 TEST(SandboxedCheck, RunsAWholeCheckAndSignsItsFailures) {
