@@ -31,22 +31,43 @@ std::vector<std::string> BenchSuite::backends() const {
   return out;
 }
 
+namespace {
+
+// The geomean and worst case of one speedup (plain or with outputs reused) over the models.
+struct SpeedupSpread {
+  std::vector<double> all;
+  double worst = 0.0;
+  std::string worst_model;
+  void add(double speedup, const std::string& model) {
+    if (speedup <= 0) return;
+    all.push_back(speedup);
+    if (worst_model.empty() || speedup < worst) {
+      worst = speedup;
+      worst_model = model;
+    }
+  }
+};
+
+}  // namespace
+
 SuiteSummary BenchSuite::summary(const std::string& backend) const {
   SuiteSummary s;
   s.backend = backend;
-  std::vector<double> speedups;
+  SpeedupSpread plain, reused;
   for (const BenchReport& rep : reports)
     for (const BenchResult& r : rep.results) {
-      if (r.backend != backend || !r.error.empty() || r.speedup <= 0) continue;
-      speedups.push_back(r.speedup);
-      if (s.worst_model.empty() || r.speedup < s.worst) {
-        s.worst = r.speedup;
-        s.worst_model = rep.model_name;
-      }
+      if (r.backend != backend || !r.error.empty()) continue;
+      plain.add(r.speedup, rep.model_name);
+      reused.add(r.reused_speedup, rep.model_name);
       if (r.below_min_speedup()) ++s.below_min_speedup;
     }
-  s.models = static_cast<int>(speedups.size());
-  s.geomean = geometric_mean(speedups);
+  s.models = static_cast<int>(plain.all.size());
+  s.geomean = geometric_mean(plain.all);
+  s.worst = plain.worst;
+  s.worst_model = plain.worst_model;
+  s.reused_geomean = geometric_mean(reused.all);
+  s.reused_worst = reused.worst;
+  s.reused_worst_model = reused.worst_model;
   return s;
 }
 

@@ -23,6 +23,9 @@ struct SuiteSummary {
   double worst = 0.0;         // the smallest speedup...
   std::string worst_model;    // ...and where
   int below_min_speedup = 0;  // models whose check.expect.min_speedup it missed
+  double reused_geomean = 0.0;  // the same over the speedups with outputs reused (CPU only)
+  double reused_worst = 0.0;
+  std::string reused_worst_model;
 };
 
 struct BenchSuite {

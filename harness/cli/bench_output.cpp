@@ -23,6 +23,19 @@ std::string pad(std::string s, size_t width, bool right = false) {
 // Three significant digits or more: 2.46, 41.3, 3871.
 std::string gbs_text(double gbs) { return fmt(gbs < 10 ? "%.2f" : gbs < 100 ? "%.1f" : "%.0f", gbs); }
 
+// What the header line says about every model of a run: how it was timed, on how many threads.
+std::string settings_text(const BenchReport& rep) {
+  return "warm-up " + std::to_string(rep.warmup) + ", median of " + std::to_string(rep.repeat) + " | LibTorch " +
+         rep.torch_version + " (" + std::to_string(rep.eager_threads) + " thread" + (rep.eager_threads == 1 ? "" : "s") +
+         "), gbc kernels " + std::to_string(rep.kernel_threads) + " thread" + (rep.kernel_threads == 1 ? "" : "s");
+}
+
+// Achieved GB/s as a share of the copy's.
+std::string copy_share(const BenchReport& rep, const BenchResult& r) {
+  const double ms = rep.traffic_ms(r);
+  return rep.copy_ms > 0 && ms > 0 ? fmt("%.0f%%", 100.0 * rep.copy_ms / ms) : "-";
+}
+
 }  // namespace
 
 void print_profiles(std::ostream& out, const BenchReport& rep) {
@@ -48,13 +61,11 @@ void print_bench(std::ostream& out, const BenchReport& rep) {
   std::string dims;
   for (const auto& [name, value] : rep.dims) dims += (dims.empty() ? "" : ", ") + name + "=" + std::to_string(value);
   out << "gbcheck bench | " << rep.model_name << " (" << rep.model_path << ") | " << rep.device << " | case "
-      << rep.case_index << (dims.empty() ? "" : " (" + dims + ")") << " | warm-up " << rep.warmup << ", median of "
-      << rep.repeat << " | LibTorch " << rep.torch_version << " (" << rep.eager_threads << " thread"
-      << (rep.eager_threads == 1 ? "" : "s") << "), gbc kernels " << rep.kernel_threads << " thread"
-      << (rep.kernel_threads == 1 ? "" : "s") << "\n";
+      << rep.case_index << (dims.empty() ? "" : " (" + dims + ")") << " | " << settings_text(rep) << "\n";
   out << pad("backend", 12) << pad("median ms", 12, true) << pad("min ms", 12, true) << pad("speedup", 10, true)
-      << pad("compile ms", 12, true) << pad("first call ms", 15, true) << pad("graphs", 8, true) << pad("kernels", 9, true)
-      << pad("breaks", 8, true) << pad("fallbacks", 11, true) << pad("GB/s", 9, true) << pad("% copy", 8, true) << "\n";
+      << pad("reused ms", 12, true) << pad("reused x", 10, true) << pad("compile ms", 12, true)
+      << pad("first call ms", 15, true) << pad("graphs", 8, true) << pad("kernels", 9, true) << pad("breaks", 8, true)
+      << pad("fallbacks", 11, true) << pad("GB/s", 9, true) << pad("% copy", 8, true) << "\n";
   for (const BenchResult& r : rep.results) {
     out << pad(r.backend, 12);
     if (!r.error.empty()) {
@@ -63,16 +74,21 @@ void print_bench(std::ostream& out, const BenchReport& rep) {
     }
     bool eager = r.backend == "eager";
     out << pad(fmt("%.3f", r.median_ms), 12, true) << pad(fmt("%.3f", r.min_ms), 12, true)
-        << pad(format_speedup(r.speedup), 10, true) << pad(eager ? "-" : fmt("%.1f", r.stats.compile_ms), 12, true)
-        << pad(fmt("%.1f", r.first_call_ms), 15, true) << pad(eager ? "-" : std::to_string(r.stats.graphs), 8, true)
+        << pad(format_speedup(r.speedup), 10, true)
+        << pad(rep.outputs_reused ? fmt("%.3f", r.reused_median_ms) : "-", 12, true)
+        << pad(rep.outputs_reused ? format_speedup(r.reused_speedup) : "-", 10, true)
+        << pad(eager ? "-" : fmt("%.1f", r.stats.compile_ms), 12, true) << pad(fmt("%.1f", r.first_call_ms), 15, true)
+        << pad(eager ? "-" : std::to_string(r.stats.graphs), 8, true)
         << pad(eager ? "-" : std::to_string(r.stats.fusion_groups), 9, true)
         << pad(eager ? "-" : std::to_string(r.stats.graph_breaks), 8, true)
-        << pad(eager ? "-" : std::to_string(r.stats.fallbacks), 11, true) << pad(gbs_text(rep.gbs(r.median_ms)), 9, true)
-        << pad(rep.copy_ms > 0 ? fmt("%.0f%%", 100.0 * rep.gbs(r.median_ms) / rep.copy_gbs()) : "-", 8, true) << "\n";
+        << pad(eager ? "-" : std::to_string(r.stats.fallbacks), 11, true) << pad(gbs_text(rep.gbs(rep.traffic_ms(r))), 9, true)
+        << pad(copy_share(rep, r), 8, true) << "\n";
   }
+  out << "reused: the same calls with outputs reused (every allocation served from memory already mapped; "
+      << (rep.outputs_reused ? "bench only" : "not measured on " + rep.device) << ")\n";
   out << "GB/s: the " << fmt("%.1f", static_cast<double>(rep.bytes_moved) / (1 << 20))
-      << " MiB every implementation must move (inputs read once, outputs written once) over the median; % copy: "
-         "of a device copy of as many bytes ("
+      << " MiB every implementation must move (inputs read once, outputs written once) over the "
+      << (rep.outputs_reused ? "reused " : "") << "median; % copy: of a copy of as many bytes into a touched buffer ("
       << fmt("%.3f", rep.copy_ms) << " ms, " << gbs_text(rep.copy_gbs()) << " GB/s)\n";
   print_profiles(out, rep);
   std::vector<std::string> failures = rep.failures();
@@ -96,6 +112,7 @@ nlohmann::json bench_json(const BenchReport& rep) {
   j["bytes_moved"] = rep.bytes_moved;
   j["copy_ms"] = rep.copy_ms;
   j["copy_gbs"] = rep.copy_gbs();
+  j["outputs_reused"] = rep.outputs_reused;
   j["pass"] = rep.exit_code() == kExitPass;
   j["exit_code"] = rep.exit_code();
   j["failures"] = rep.failures();
@@ -110,6 +127,10 @@ nlohmann::json bench_json(const BenchReport& rep) {
                         {"first_call_ms", r.first_call_ms},
                         {"speedup", r.speedup},
                         {"gbs", rep.gbs(r.median_ms)},
+                        {"reused_run_ms", r.reused_run_ms},
+                        {"reused_median_ms", r.reused_median_ms},
+                        {"reused_speedup", r.reused_speedup},
+                        {"reused_gbs", rep.gbs(r.reused_median_ms)},
                         {"min_speedup", r.min_speedup ? nlohmann::json(*r.min_speedup) : nlohmann::json(nullptr)},
                         {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)}};
     b.update(backend_stats_to_json(r.stats));
@@ -147,31 +168,31 @@ void print_suite(std::ostream& out, const BenchSuite& suite) {
       << (suite.reports.size() == 1 ? "" : "s") << ")";
   if (!suite.reports.empty()) {
     const BenchReport& first = suite.reports.front();
-    out << " | " << first.device << " | case " << first.case_index << " | warm-up " << first.warmup << ", median of "
-        << first.repeat << " | LibTorch " << first.torch_version << " (" << first.eager_threads << " thread"
-        << (first.eager_threads == 1 ? "" : "s") << "), gbc kernels " << first.kernel_threads << " thread"
-        << (first.kernel_threads == 1 ? "" : "s");
+    out << " | " << first.device << " | case " << first.case_index << " | " << settings_text(first);
   }
   out << "\n";
   size_t name_width = 5;
   for (const BenchReport& rep : suite.reports) name_width = std::max(name_width, rep.model_name.size());
-  out << pad("model", name_width + 2) << pad("eager ms", 11, true);
+  const bool reused = !suite.reports.empty() && suite.reports.front().outputs_reused;
+  out << pad("model", name_width + 2) << pad("eager ms", 11, true) << pad("reused", 10, true);
   for (const std::string& b : backends)
     out << pad(b + " ms", std::max<size_t>(11, b.size() + 5), true) << pad("speedup", 10, true) << pad("min", 7, true)
-        << pad("met", 7, true);
+        << pad("met", 7, true) << pad("reused", 10, true) << pad("speedup", 10, true) << pad("GB/s", 8, true)
+        << pad("% copy", 8, true);
   out << "\n";
   for (const BenchReport& rep : suite.reports) {
-    out << pad(rep.model_name, name_width + 2) << pad(fmt("%.3f", rep.results.front().median_ms), 11, true);
+    const BenchResult& eager = rep.results.front();
+    out << pad(rep.model_name, name_width + 2) << pad(fmt("%.3f", eager.median_ms), 11, true)
+        << pad(rep.outputs_reused ? fmt("%.3f", eager.reused_median_ms) : "-", 10, true);
     for (const std::string& b : backends) {
       const size_t width = std::max<size_t>(11, b.size() + 5);
       const BenchResult* r = result_of(rep, b);
-      if (!r) {
-        out << pad("-", width, true) << pad("-", 10, true) << pad("-", 7, true) << pad("-", 7, true);
-        continue;
-      }
-      const bool ran = r->error.empty();
+      const bool ran = r && r->error.empty(), ran_reused = ran && rep.outputs_reused;
       out << pad(ran ? fmt("%.3f", r->median_ms) : "-", width, true) << pad(ran ? format_speedup(r->speedup) : "-", 10, true)
-          << pad(r->min_speedup ? fmt("%.2f", *r->min_speedup) : "-", 7, true) << pad(met_text(*r), 7, true);
+          << pad(r && r->min_speedup ? fmt("%.2f", *r->min_speedup) : "-", 7, true) << pad(r ? met_text(*r) : "-", 7, true)
+          << pad(ran_reused ? fmt("%.3f", r->reused_median_ms) : "-", 10, true)
+          << pad(ran_reused ? format_speedup(r->reused_speedup) : "-", 10, true)
+          << pad(ran ? gbs_text(rep.gbs(rep.traffic_ms(*r))) : "-", 8, true) << pad(ran ? copy_share(rep, *r) : "-", 8, true);
     }
     out << "\n";
   }
@@ -181,8 +202,15 @@ void print_suite(std::ostream& out, const BenchSuite& suite) {
     out << b << ": geomean " << format_speedup(s.geomean) << " over " << s.models << " model"
         << (s.models == 1 ? "" : "s") << ", worst " << format_speedup(s.worst)
         << (s.worst_model.empty() ? "" : " (" + s.worst_model + ")") << ", " << s.below_min_speedup
-        << " below their min_speedup\n";
+        << " below their min_speedup";
+    if (reused)
+      out << "; outputs reused: geomean " << format_speedup(s.reused_geomean) << ", worst "
+          << format_speedup(s.reused_worst) << (s.reused_worst_model.empty() ? "" : " (" + s.reused_worst_model + ")");
+    out << "\n";
   }
+  if (reused)
+    out << "reused: times with outputs reused (memory already mapped; bench only); GB/s and % copy from them, "
+           "against a copy of as many bytes into a touched buffer\n";
   for (const BenchReport& rep : suite.reports) print_profiles(out, rep);
   const std::vector<std::string> failures = suite.failures();
   for (const std::string& f : failures) out << "FAIL " << f << "\n";
@@ -205,7 +233,10 @@ nlohmann::json suite_json(const BenchSuite& suite) {
                             {"geomean_speedup", s.geomean},
                             {"worst_speedup", s.worst},
                             {"worst_model", s.worst_model},
-                            {"below_min_speedup", s.below_min_speedup}});
+                            {"below_min_speedup", s.below_min_speedup},
+                            {"reused_geomean_speedup", s.reused_geomean},
+                            {"reused_worst_speedup", s.reused_worst},
+                            {"reused_worst_model", s.reused_worst_model}});
   }
   j["models"] = nlohmann::json::array();
   for (const BenchReport& rep : suite.reports) j["models"].push_back(bench_json(rep));

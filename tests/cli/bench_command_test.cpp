@@ -3,7 +3,10 @@
 // that is met passes. The end-to-end cases use thresholds no machine can miss (a million-fold
 // speedup, a billionth of eager's speed), so they assert the check and not a timing; the exact
 // rule is tested on constructed reports. `gbcheck bench DIR` runs every model of a folder into one
-// table with each backend's geomean and worst case (harness/bench/bench_suite.h).
+// table with each backend's geomean and worst case (harness/bench/bench_suite.h). On the CPU every
+// backend is timed again with outputs reused (harness/bench/reused_allocations.h).
+#include <ATen/ATen.h>
+#include <c10/core/Allocator.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -18,6 +21,7 @@
 
 #include "harness/bench/bench_runner.h"
 #include "harness/bench/bench_suite.h"
+#include "harness/bench/reused_allocations.h"
 #include "harness/cli/cli.h"
 #include "harness/runner/check_report.h"
 #include "compiler/support/file_tree.h"
@@ -88,6 +92,52 @@ TEST_F(BenchCommand, SpeedupBelowMinSpeedupFailsWithBothTimes) {
   EXPECT_EQ(gbc.at("name"), "gbc");
   EXPECT_EQ(gbc.at("min_speedup"), 1000000.0);
   EXPECT_TRUE(j.at("backends").at(0).at("min_speedup").is_null());  // eager has none
+}
+
+// Each backend is timed twice on the CPU: as a caller runs it, and with outputs reused; GB/s comes
+// from the second.
+TEST_F(BenchCommand, TimesWithOutputsReusedApart) {
+  const std::string json = (dir_ / "reused.json").string();
+  ASSERT_EQ(bench(model("reused", "{graph_breaks: 0}"), {"--json", json}), kExitPass) << out_.str();
+  EXPECT_NE(out_.str().find("reused ms"), std::string::npos) << out_.str();
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_TRUE(j.at("outputs_reused").get<bool>());
+  for (const nlohmann::json& b : j.at("backends")) {
+    EXPECT_EQ(b.at("reused_run_ms").size(), 3u) << b.at("name");
+    EXPECT_GT(b.at("reused_median_ms").get<double>(), 0.0) << b.at("name");
+    EXPECT_DOUBLE_EQ(b.at("reused_gbs").get<double>(),
+                     j.at("bytes_moved").get<double>() / (b.at("reused_median_ms").get<double>() * 1e6));
+  }
+  EXPECT_DOUBLE_EQ(j.at("backends").at(0).at("reused_speedup").get<double>(), 1.0);
+}
+
+// A freed block goes to the next allocation of the same size, and only inside the scope; the
+// allocator before it is back afterwards, and blocks that outlive the scope stay valid.
+TEST(ReusedAllocations, AFreedBlockServesTheNextAllocationOfItsSize) {
+  c10::Allocator* before = c10::GetAllocator(c10::kCPU);
+  at::Tensor outlives;
+  {
+    ReusedAllocations reuse;
+    ASSERT_TRUE(reuse.active());
+    EXPECT_NE(c10::GetAllocator(c10::kCPU), before);
+    const void* first = nullptr;
+    {
+      at::Tensor t = at::empty({1 << 20}, at::kFloat);
+      first = t.data_ptr();
+    }
+    at::Tensor same = at::empty({1 << 20}, at::kFloat);
+    EXPECT_EQ(same.data_ptr(), first);
+    at::Tensor other_size = at::empty({(1 << 20) + 1}, at::kFloat);
+    EXPECT_NE(other_size.data_ptr(), first);
+    outlives = at::full({1 << 20}, 2.5f);
+  }
+  EXPECT_EQ(c10::GetAllocator(c10::kCPU), before);
+  EXPECT_EQ(outlives.sum().item<float>(), 2.5f * (1 << 20));
+  outlives.reset();  // freed for good through the cache's deleter
+  // Outside the scope the allocator is the default again: nothing comes from the cache.
+  EXPECT_EQ(at::empty({4}, at::kFloat).storage().data_ptr().get_deleter() == c10::GetAllocator(c10::kCPU)->raw_deleter(),
+            true);
 }
 
 TEST_F(BenchCommand, MetMinSpeedupPassesAndBackendKeyWins) {
