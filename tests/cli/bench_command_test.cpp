@@ -131,6 +131,12 @@ TEST(ReusedAllocations, AFreedBlockServesTheNextAllocationOfItsSize) {
     at::Tensor other_size = at::empty({(1 << 20) + 1}, at::kFloat);
     EXPECT_NE(other_size.data_ptr(), first);
     outlives = at::full({1 << 20}, 2.5f);
+    // ATen's raw_allocate users (some CPU kernels' scratch) need a plain pointer as the context.
+    c10::Allocator* cache = c10::GetAllocator(c10::kCPU);
+    void* raw = cache->raw_allocate(4096);
+    cache->raw_deallocate(raw);
+    EXPECT_EQ(cache->raw_allocate(4096), raw);
+    cache->raw_deallocate(raw);
   }
   EXPECT_EQ(c10::GetAllocator(c10::kCPU), before);
   EXPECT_EQ(outlives.sum().item<float>(), 2.5f * (1 << 20));
