@@ -202,11 +202,14 @@ template <typename T> GBC_FN T gbc_pow(T base, T exp) {
   return result;
 }
 
-GBC_FN float gbc_maximum(float a, float b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
-GBC_FN double gbc_maximum(double a, double b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
+/* NaN wins: a if a is NaN, else the comparison is false for a NaN b and returns b. One compare
+ * and two selects, a vector max and a blend; the earlier `(a != a || b != b) ? a + b : ...` kept
+ * a max over `where(mask, x, number)` from vectorizing (GCC split its paths on the constant). */
+GBC_FN float gbc_maximum(float a, float b) { const float m = a > b ? a : b; return a != a ? a : m; }
+GBC_FN double gbc_maximum(double a, double b) { const double m = a > b ? a : b; return a != a ? a : m; }
 template <typename T> GBC_FN T gbc_maximum(T a, T b) { return a > b ? a : b; }
-GBC_FN float gbc_minimum(float a, float b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }
-GBC_FN double gbc_minimum(double a, double b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }
+GBC_FN float gbc_minimum(float a, float b) { const float m = a < b ? a : b; return a != a ? a : m; }
+GBC_FN double gbc_minimum(double a, double b) { const double m = a < b ? a : b; return a != a ? a : m; }
 template <typename T> GBC_FN T gbc_minimum(T a, T b) { return a < b ? a : b; }
 
 /* clamp(x, lo, hi) = min(max(x, lo), hi); NaN x stays NaN; lo > hi gives hi (as ATen). */
