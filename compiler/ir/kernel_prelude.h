@@ -260,8 +260,9 @@ template <typename T> GBC_FN T gbc_round(T a) { return a; }
  * (ATen's 0.5 * x * (1 + erf(x / sqrt 2)) gives -inf * 0). Below the float32 range of exp,
  * sigmoid(x) = e^x and gelu keep their tiny (subnormal) values, where ATen's CPU kernels flush
  * them to 0: the two differ by less than 2^-126 in absolute terms.
- * No fused multiply-add: kernels are built with -ffp-contract=off, so the interpreter and compiled
- * kernels round every step alike and agree bit for bit. */
+ * Kernels are built with -ffp-contract=off, so the compiler fuses nothing on its own and the
+ * interpreter and compiled kernels round every step alike and agree bit for bit; the polynomials
+ * ask for fused multiply-adds explicitly (gbc_fma), which round once on every machine. */
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
 /* a * b + c rounded once. Polynomials step through it: half the instructions of a multiply and an
  * add (a vector fused multiply-add where -march has one), and exactly the same result everywhere,
