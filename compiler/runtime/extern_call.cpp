@@ -54,32 +54,43 @@ c10::optional<at::Tensor> max_pool2d(const Node& node, const std::vector<RtValue
     out_size[k] = o;
   }
   at::Tensor y = at::empty({x.size(0), x.size(1), out_size[0], out_size[1]}, x.options());
-  // Each plane padded with -inf to every position a window reaches: a -inf never replaces the
-  // maximum (which starts at -inf), so this is ATen's clipping, and the loop over a row of
-  // outputs has no bounds to test, so it vectorizes.
+  // Each plane padded with -inf to every position a window reaches (a -inf never replaces the
+  // maximum, which starts at -inf: this is ATen's clipping) and split by column into the `stride`
+  // phases of the output's columns, so that a window offset reads a unit-stride run of outputs:
+  // the loop over a row has no bounds to test and no gather, and it vectorizes.
+  constexpr float kLowest = -std::numeric_limits<float>::infinity();
   int64_t padded[2];
   for (int k = 0; k < 2; ++k)
     padded[k] = std::max(x.size(2 + k) + 2 * padding[k], (out_size[k] - 1) * stride[k] + (kernel[k] - 1) * dilation[k] + 1);
-  std::vector<float> pad(static_cast<size_t>(padded[0] * padded[1]), -std::numeric_limits<float>::infinity());
-  std::vector<float> best(static_cast<size_t>(out_size[1]));
+  const int64_t sw = stride[1], cols = (padded[1] + sw - 1) / sw;
+  std::vector<float> phases(static_cast<size_t>(sw * padded[0] * cols));
   const float* src = x.data_ptr<float>();
   float* dst = y.data_ptr<float>();
   for (int64_t p = 0; p < planes; ++p, src += height * width) {
-    for (int64_t h = 0; h < height; ++h)
-      std::copy(src + h * width, src + (h + 1) * width, pad.data() + (h + padding[0]) * padded[1] + padding[1]);
+    std::fill(phases.begin(), phases.end(), kLowest);
+    for (int64_t j = 0; j < sw; ++j)
+      for (int64_t h = 0; h < height; ++h) {
+        float* out = phases.data() + (j * padded[0] + h + padding[0]) * cols;
+        const float* row = src + h * width;
+        for (int64_t k = 0; k < cols; ++k) {
+          const int64_t w = k * sw + j - padding[1];
+          if (w >= 0 && w < width) out[k] = row[w];
+        }
+      }
     for (int64_t oh = 0; oh < out_size[0]; ++oh, dst += out_size[1]) {
-      std::fill(best.begin(), best.end(), -std::numeric_limits<float>::infinity());
+      float* __restrict__ best = dst;
+      std::fill(best, best + out_size[1], kLowest);
       for (int64_t kh = 0; kh < kernel[0]; ++kh) {
-        const float* row = pad.data() + (oh * stride[0] + kh * dilation[0]) * padded[1];
+        const int64_t ph = oh * stride[0] + kh * dilation[0];
         for (int64_t kw = 0; kw < kernel[1]; ++kw) {
-          const float* col = row + kw * dilation[1];
+          const int64_t q = kw * dilation[1];
+          const float* __restrict__ col = phases.data() + ((q % sw) * padded[0] + ph) * cols + q / sw;
           for (int64_t ow = 0; ow < out_size[1]; ++ow) {
-            const float v = col[ow * stride[1]], b = best[static_cast<size_t>(ow)];
-            best[static_cast<size_t>(ow)] = (v > b || v != v) ? v : b;
+            const float v = col[ow], b = best[ow];
+            best[ow] = ((v > b) | (v != v)) ? v : b;
           }
         }
       }
-      std::copy(best.begin(), best.end(), dst);
     }
   }
   return y;
