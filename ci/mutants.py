@@ -11,7 +11,8 @@ nothing; the unmutated tree's results are cached in BUILD/mutants-baseline.json 
 The host compiler's driver (cpu_compiler.cpp: processes and the cache, not code generation), the
 CUDA generator and --inject-fault's code are left out. A mutant is
   stillborn   it does not compile (not counted),
-  killed      a corpus check fails or the fuzz budget finds a signature the baseline does not have,
+  killed      a corpus check fails or reports fallback FB001 (generated code the host compiler
+              rejects), or the fuzz budget finds a signature the baseline does not have,
   equivalent  not killed, and gbc's post-pass graphs, partitions and generated C++ for the corpus
               and the fuzz budget (from --trace) are the baseline's (likely equivalent, or code the
               detector never reaches; not counted; not applied to the interpreter, whose changes
@@ -151,6 +152,16 @@ def trace_code(trace_dir):
     return items
 
 
+def rejected_kernel(trace_dir):
+    """Whether a trace holds fallback FB001: generated code the host compiler rejected, a bug the
+    outputs hide (the kernels then run on ATen); gbcheck fuzz records it as an internal error."""
+    path = os.path.join(trace_dir, "trace.jsonl")
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        return any('"FB001"' in line for line in f)
+
+
 def digest(items):
     return hashlib.sha256("\x00".join(sorted(items)).encode()).hexdigest()
 
@@ -186,6 +197,8 @@ class Detector:
                         timeout=self.args.check_timeout, env=self.env)
             if rc != 0:
                 return m + (" (timeout)" if rc == 124 else " (exit %d)" % rc)
+            if rejected_kernel(trace):
+                return m + " (FB001: a generated kernel the host compiler rejects)"
         code |= trace_code(trace)
         return None
 
