@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 
 #include "compiler/aten/aten_convert.h"
 #include "compiler/backends/backend_process_error.h"
 #include "compiler/backends/torchscript_emitter.h"
+#include "compiler/ir/retype.h"
 #include "compiler/passes/effects.h"
 #include "harness/adapters/adapter_session.h"
 #include "harness/model/model_writer.h"
@@ -86,6 +88,7 @@ class AdapterBackend : public Backend {
 
   void prepare(const Graph& graph, const BackendOptions& options) override {
     graph_ = graph;
+    retyped_.clear();
     options_ = options;
     stats_ = BackendStats{};
     failure_.reset();
@@ -182,10 +185,11 @@ class AdapterBackend : public Backend {
                                (give_back ? " and the " + std::to_string(inputs.size()) + " inputs" : ""),
                            "");
     c10::Device device = inputs.empty() ? c10::Device(c10::kCPU) : inputs[0].device();
+    const Graph& called = graph_for_dtypes(inputs);
     std::vector<at::Tensor> outputs;
     for (size_t i = 0; i < n_out; ++i) {
       const at::Tensor& t = answer.tensors[i];
-      const ValueType& type = graph_.type(graph_.outputs[i]);
+      const ValueType& type = called.type(called.outputs[i]);
       bool same = from_aten(t.scalar_type()) == type.dtype && t.dim() == static_cast<int64_t>(type.rank());
       for (size_t d = 0; same && d < type.rank(); ++d)
         if (type.shape[d].is_const()) same = type.shape[d].value() == t.size(d);
@@ -198,6 +202,24 @@ class AdapterBackend : public Backend {
     }
     for (size_t i = 0; give_back && i < inputs.size(); ++i) give_back_input(inputs[i], answer.tensors[n_out + i], written[i], i);
     return outputs;
+  }
+
+  // The graph with the types this call's inputs give it: a case may draw an input's `dtypes:`
+  // alternative (the model format's dtype variation), and the outputs' dtypes follow.
+  const Graph& graph_for_dtypes(const std::vector<at::Tensor>& inputs) {
+    std::map<ValueId, DType> dtypes;
+    for (size_t i = 0; i < inputs.size() && i < graph_.inputs.size(); ++i) {
+      const DType given = from_aten(inputs[i].scalar_type());
+      if (given != graph_.type(graph_.inputs[i].value).dtype) dtypes.emplace(graph_.inputs[i].value, given);
+    }
+    if (dtypes.empty()) return graph_;
+    auto [it, fresh] = retyped_.try_emplace(dtypes, graph_);
+    Diagnostics diags;
+    if (fresh && !retype_graph(it->second, dtypes, diags)) {
+      retyped_.erase(it);
+      throw std::runtime_error(spec_.name + ": the model does not accept this case's input dtypes: " + diags.str());
+    }
+    return it->second;
   }
 
   // The input as the adapter's model left it, into the caller's tensor. One the model never
@@ -271,6 +293,7 @@ class AdapterBackend : public Backend {
   int process_failures_ = 0;  // consecutive cases on which the adapter process failed
   std::string last_failure_;
   std::optional<std::string> failure_;  // this model cannot run on this backend at all
+  std::map<std::map<ValueId, DType>, Graph> retyped_;  // graph_ for other input dtypes
   BackendStats stats_;
 };
 

@@ -3,6 +3,7 @@
 // answers with the wrong number of outputs, truncates a tensor, writes garbage or runs out of
 // memory fails the check (exit 1) with its own message, never crashes gbcheck and never passes.
 // Inputs come back from the adapter only where the model writes them; a write elsewhere is caught.
+// Outputs are checked against the graph retyped for the case's input dtypes.
 // An adapter is also a reference (--reference): gbc against the example adapter passes, and a
 // broken reference fails the check under its name. Adapters from tests/data/adapters/backends.yaml.
 #include <gtest/gtest.h>
@@ -79,6 +80,14 @@ TEST(AdapterFailures, AWriteIntoAnInputTheModelOnlyReadsIsCaught) {
   EXPECT_TRUE(has(r.output, "input x after the run [state]: tolerance: 6/6 elements differ")) << r.output;
   testing::CommandResult good = gbcheck("check tests/data/adapters/writes_one_input.yaml --cases 3 --backend eager-py");
   EXPECT_EQ(good.exit_code, 0) << good.output;
+}
+
+// A case that calls the model with an input's `dtypes:` alternative (float64 for float32) gets
+// outputs of the retyped graph's dtypes, not a protocol error (the fuzz's seed 201 on ts-freeze).
+TEST(AdapterFailures, OutputsFollowTheCasesInputDtypes) {
+  testing::CommandResult r = gbcheck("check tests/data/adapters/dtype_variants.yaml --backend eager-py");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "eager-py  PASS  5/5 cases")) << r.output;
 }
 
 TEST(AdapterFailures, AnAdapterThatCannotStartIsAFailureToo) {
