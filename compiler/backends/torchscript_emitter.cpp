@@ -14,6 +14,7 @@
 
 #include "compiler/ir/generic_op.h"
 #include "compiler/ir/op_schema.h"
+#include "compiler/ir/schema_string.h"
 
 namespace gbc {
 namespace {
@@ -234,7 +235,7 @@ class Emitter {
       case OpClass::Cast: return assign(indent, n, arg(0) + ".to(" + dtype_arg(*n.attr_dtype("dtype")) + ")");
       case OpClass::Reduction: return assign(indent, n, reduction(n));
       case OpClass::Normalization: return assign(indent, n, normalization(n));
-      case OpClass::Extern: return assign(indent, n, extern_call(n));
+      case OpClass::Extern: return is_generic_op(n) ? generic_call(indent, n) : assign(indent, n, extern_call(n));
       case OpClass::View: return assign(indent, n, view(n));
       case OpClass::Cat: {
         std::vector<std::string> parts;
@@ -417,10 +418,88 @@ class Emitter {
     return "torch.batch_norm(" + join(parts) + ")";
   }
 
+  // ---- generic ATen ops (imported models) ----
+
+  // A generic op as TorchScript calls it: `torch.NAME(...)` with the schema's arguments in order,
+  // tensors from the node's args, the others from its attrs. An argument the attrs leave out takes
+  // the schema's default, so the ones after it are written by keyword, as is a dtype (repro.py and
+  // the adapters' Python spell `dtype=6` as `dtype=torch.float32`). A Tensor[] result is indexed.
+  void generic_call(int indent, const Node& n) {
+    const SchemaSignature sig = parse_schema_string(n.attr_string(kGenericSchemaAttr, ""));
+    std::string name = sig.name;
+    if (name.rfind("aten::", 0) != 0) throw std::invalid_argument("the TorchScript emitter writes only aten:: ops, not " + name);
+    name = name.substr(6, name.find('.') == std::string::npos ? std::string::npos : name.find('.') - 6);
+    std::vector<std::string> parts;
+    bool keywords = false;
+    size_t next = 0;
+    for (const SchemaArgument& a : sig.arguments) {
+      const AttrValue* v = n.attr(a.name);
+      const bool none = v && std::holds_alternative<NoneAttr>(*v);
+      std::string text;
+      if (a.type == "Tensor" || a.type == "Tensor?") {
+        text = none ? "None" : operand(n.args.at(next++));
+      } else if (a.type == "Tensor[]" || a.type == "Tensor?[]") {
+        std::vector<std::string> elems;
+        if (a.type == "Tensor[]" && v && std::holds_alternative<int64_t>(*v))
+          for (int64_t i = 0; i < std::get<int64_t>(*v); ++i) elems.push_back(operand(n.args.at(next++)));
+        else if (const auto* flags = v ? std::get_if<std::vector<int64_t>>(v) : nullptr)
+          for (int64_t f : *flags) elems.push_back(f ? operand(n.args.at(next++)) : "None");
+        text = "[" + join(elems) + "]";
+      } else if (a.type.rfind("Device", 0) == 0 && (!v || none)) {
+        text = device();  // created tensors go where the graph runs
+      } else if (!v) {
+        keywords = true;  // the schema's default
+        continue;
+      } else {
+        text = generic_literal(a, *v, n);
+      }
+      keywords = keywords || a.keyword_only || a.type.rfind("ScalarType", 0) == 0;
+      parts.push_back(keywords ? a.name + "=" + text : text);
+    }
+    const std::string call = "torch." + name + "(" + join(parts) + ")";
+    if (sig.returns.size() == 1 && sig.returns[0] == "Tensor[]") {
+      const std::string list = mangle(g_.name_of(n.output()) + "_list");
+      line(indent, list + " = " + call, &n);
+      for (size_t i = 0; i < n.outputs.size(); ++i) line(indent, define(n.outputs[i]) + " = " + list + "[" + std::to_string(i) + "]", &n);
+      return;
+    }
+    std::vector<std::string> results;
+    for (ValueId v : n.outputs) results.push_back(define(v));
+    line(indent, (results.empty() ? "" : join(results) + " = ") + call, &n);
+  }
+
+  std::string generic_literal(const SchemaArgument& a, const AttrValue& v, const Node& n) const {
+    const bool floats = a.type.rfind("float", 0) == 0, bools = a.type.rfind("bool", 0) == 0;
+    if (std::holds_alternative<NoneAttr>(v)) return "None";
+    if (const auto* s = std::get_if<std::string>(&v)) {
+      if (a.type.rfind("Device", 0) == 0) return "torch.device(" + torchscript_string_literal(*s) + ")";
+      if (a.type.rfind("ScalarType", 0) == 0 || a.type.rfind("int", 0) == 0)
+        if (auto dt = parse_dtype(*s)) return dtype_arg(*dt);
+      return torchscript_string_literal(*s);
+    }
+    if (const auto* d = std::get_if<DType>(&v)) return dtype_arg(*d);
+    if (const auto* b = std::get_if<bool>(&v)) return py_bool(*b);
+    if (const auto* i = std::get_if<int64_t>(&v))
+      return floats ? torchscript_float_literal(static_cast<double>(*i)) : bools ? py_bool(*i != 0) : torchscript_int_literal(*i);
+    if (const auto* f = std::get_if<double>(&v)) return torchscript_float_literal(*f);
+    if (const auto* s = std::get_if<Scalar>(&v)) return scalar_arg_literal(*s);
+    if (const auto* l = std::get_if<std::vector<int64_t>>(&v)) {
+      std::vector<std::string> items;
+      for (int64_t x : *l)
+        items.push_back(floats ? torchscript_float_literal(static_cast<double>(x)) : bools ? py_bool(x != 0) : torchscript_int_literal(x));
+      return "[" + join(items) + "]";
+    }
+    if (const auto* l = std::get_if<std::vector<double>>(&v)) {
+      std::vector<std::string> items;
+      for (double x : *l) items.push_back(torchscript_float_literal(x));
+      return "[" + join(items) + "]";
+    }
+    if (const auto* sh = std::get_if<SymShape>(&v)) return shape(*sh, n);
+    throw std::invalid_argument("the TorchScript emitter cannot write argument '" + a.name + "' of " + generic_op_name(n));
+  }
+
   std::string extern_call(const Node& n) const {
     const OpId op = n.op;
-    if (is_generic_op(n))  // imported models (docs/importing.md): nnc and trace cannot run them yet
-      throw std::invalid_argument("the TorchScript emitter does not write generic ATen ops (" + generic_op_name(n) + ")");
     if (op == OpId::Matmul || op == OpId::Bmm) return "torch." + op_name(op) + "(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ")";
     if (op == OpId::Linear)
       return "torch.linear(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ", " + optional_arg(n, 2) + ")";

@@ -1,7 +1,8 @@
 // Writes a graph as TorchScript source: one `forward` function with a statement per node, using
 // torch.* (ATen) calls with ATen's argument order, the form a PyTorch user would script by hand.
 // The nnc backend compiles this text with torch::jit::compile and lets the TensorExpr fuser work on
-// it. Pure string work without torch, so it builds and tests fast.
+// it. Pure string work without torch, so it builds and tests fast. Generic ATen ops (imported
+// models) are written from their schema string (compiler/ir/schema_string.h).
 //
 // Semantics kept from the IR: numbers in args stay Python numbers (ATen's wrapped numbers) where
 // ATen has a Scalar overload, and become 0-d tensors of the promoted dtype where it has none (which

@@ -3,18 +3,23 @@
 #include <ATen/core/Generator.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
+#include <ATen/MemoryOverlap.h>
 
+#include <algorithm>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 
 #include "compiler/aten/aten_convert.h"
 #include "compiler/backends/backend_process_error.h"
 #include "compiler/backends/torchscript_emitter.h"
-#include "compiler/ir/op_schema.h"
+#include "compiler/ir/retype.h"
+#include "compiler/passes/effects.h"
 #include "harness/adapters/adapter_session.h"
 #include "harness/model/model_writer.h"
 #include "harness/repro/repro_sources.h"
+#include "oracles/determinism_oracle.h"
 
 namespace gbc {
 namespace {
@@ -46,14 +51,18 @@ std::string graph_yaml(const Graph& graph) {
   return write_model_yaml(m, w);
 }
 
-bool mutates_inputs(const Graph& graph) {
-  bool mutates = false;
-  for_each_node(graph.body, [&](const Node& n) {
-    const OpSchema* s = find_op_schema(n.op);
-    if (s && (s->cls == OpClass::InPlace || (n.op == OpId::BatchNorm && n.attr_bool("training", false)))) mutates = true;
-  });
-  return mutates;
+// Which of the graph's inputs (in order) some node may write, through any view of them: only
+// these are copied back from the adapter's answer. An in-place op on a value of the graph's own
+// (mul_ of a pooling's output) writes no input, and the input may be a view that cannot be
+// written at all (an expanded dim: stride 0).
+std::vector<bool> written_inputs(const Graph& graph) {
+  AliasAnalysis alias(graph);
+  std::vector<bool> written;
+  for (const GraphInput& in : graph.inputs) written.push_back(alias.may_be_mutated(in.value));
+  return written;
 }
+
+bool any_of(const std::vector<bool>& flags) { return std::find(flags.begin(), flags.end(), true) != flags.end(); }
 
 std::optional<CompileEvent::Kind> event_kind(const std::string& kind) {
   if (kind == "graph_break") return CompileEvent::Kind::GraphBreak;
@@ -79,6 +88,7 @@ class AdapterBackend : public Backend {
 
   void prepare(const Graph& graph, const BackendOptions& options) override {
     graph_ = graph;
+    retyped_.clear();
     options_ = options;
     stats_ = BackendStats{};
     failure_.reset();
@@ -152,13 +162,14 @@ class AdapterBackend : public Backend {
                             {"python", python_dtypes(program_.source)},
                             {"inputs", inputs},
                             {"outputs", outputs},
-                            {"mutates_inputs", mutates_inputs(graph_)}};
+                            {"mutates_inputs", any_of(written_inputs(graph_))}};
     AdapterMessage ready = session_->request(model, {}, "ready", "the model");
     take_report(ready.control);
   }
 
   std::vector<at::Tensor> run_case(const std::vector<at::Tensor>& inputs) {
-    const bool give_back = mutates_inputs(graph_);
+    const std::vector<bool> written = written_inputs(graph_);
+    const bool give_back = any_of(written);
     ++cases_;
     nlohmann::json run = {{"type", "run"}, {"model_id", model_id_}, {"case", cases_},
                           {"seed", at::detail::getDefaultCPUGenerator().current_seed()}, {"return_inputs", give_back}};
@@ -174,10 +185,11 @@ class AdapterBackend : public Backend {
                                (give_back ? " and the " + std::to_string(inputs.size()) + " inputs" : ""),
                            "");
     c10::Device device = inputs.empty() ? c10::Device(c10::kCPU) : inputs[0].device();
+    const Graph& called = graph_for_dtypes(inputs);
     std::vector<at::Tensor> outputs;
     for (size_t i = 0; i < n_out; ++i) {
       const at::Tensor& t = answer.tensors[i];
-      const ValueType& type = graph_.type(graph_.outputs[i]);
+      const ValueType& type = called.type(called.outputs[i]);
       bool same = from_aten(t.scalar_type()) == type.dtype && t.dim() == static_cast<int64_t>(type.rank());
       for (size_t d = 0; same && d < type.rank(); ++d)
         if (type.shape[d].is_const()) same = type.shape[d].value() == t.size(d);
@@ -188,8 +200,43 @@ class AdapterBackend : public Backend {
                              "");
       outputs.push_back(t.to(device));
     }
-    for (size_t i = 0; give_back && i < inputs.size(); ++i) inputs[i].copy_(answer.tensors[n_out + i]);
+    for (size_t i = 0; give_back && i < inputs.size(); ++i) give_back_input(inputs[i], answer.tensors[n_out + i], written[i], i);
     return outputs;
+  }
+
+  // The graph with the types this call's inputs give it: a case may draw an input's `dtypes:`
+  // alternative (the model format's dtype variation), and the outputs' dtypes follow.
+  const Graph& graph_for_dtypes(const std::vector<at::Tensor>& inputs) {
+    std::map<ValueId, DType> dtypes;
+    for (size_t i = 0; i < inputs.size() && i < graph_.inputs.size(); ++i) {
+      const DType given = from_aten(inputs[i].scalar_type());
+      if (given != graph_.type(graph_.inputs[i].value).dtype) dtypes.emplace(graph_.inputs[i].value, given);
+    }
+    if (dtypes.empty()) return graph_;
+    auto [it, fresh] = retyped_.try_emplace(dtypes, graph_);
+    Diagnostics diags;
+    if (fresh && !retype_graph(it->second, dtypes, diags)) {
+      retyped_.erase(it);
+      throw std::runtime_error(spec_.name + ": the model does not accept this case's input dtypes: " + diags.str());
+    }
+    return it->second;
+  }
+
+  // The input as the adapter's model left it, into the caller's tensor. One the model never
+  // writes must come back unchanged; if it did not, it is copied all the same (the state oracle
+  // reports the write), unless the caller's tensor cannot hold it (an expanded view).
+  void give_back_input(const at::Tensor& input, const at::Tensor& answer, bool written, size_t index) const {
+    const std::string name = graph_.name_of(graph_.inputs[index].value);
+    if (answer.scalar_type() != input.scalar_type() || answer.sizes() != input.sizes())
+      throw AdapterFailure(AdapterFailure::Kind::Protocol,
+                           "adapter " + spec_.name + " protocol error: input '" + name + "' came back as " + shape_text(answer) +
+                               ", it was sent as " + shape_text(input),
+                           "");
+    const at::Tensor after = answer.to(input.device());
+    if (!written && bitwise_compare(input, after).equal) return;
+    if (!written && at::has_internal_overlap(input) == at::MemOverlap::Yes)
+      throw std::runtime_error(spec_.name + " wrote into input '" + name + "', which the model never writes");
+    input.copy_(after);
   }
 
   // Events and counters an answer carries (both optional).
@@ -246,6 +293,7 @@ class AdapterBackend : public Backend {
   int process_failures_ = 0;  // consecutive cases on which the adapter process failed
   std::string last_failure_;
   std::optional<std::string> failure_;  // this model cannot run on this backend at all
+  std::map<std::map<ValueId, DType>, Graph> retyped_;  // graph_ for other input dtypes
   BackendStats stats_;
 };
 

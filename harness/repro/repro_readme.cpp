@@ -66,7 +66,7 @@ std::string repro_readme(const Model& model, const ReproOptions& o, const ReproR
   }
   s << "\n## Inputs\n\nSaved as raw little-endian bytes of the contiguous elements (`inputs/*.bin`, described in "
        "`manifest.json`); an input drawn as a view (transposed, sliced, expanded) has its `layout` there, and "
-       "repro.py lays it out as that view again (repro.cpp runs it contiguous).\n\n";
+       "repro.py and repro.cpp lay it out as that view again.\n\n";
   for (const auto& d : r.input_descriptions) s << "- " << d << "\n";
   s << "\n## Replay\n\n```sh\n";
   s << "# C++ (LibTorch): eager against " << (o.backend == "nnc" ? "NNC" : "the saved outputs of " + o.backend) << "\n";

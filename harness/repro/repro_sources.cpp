@@ -28,7 +28,7 @@ std::string cpp_string(const std::string& s) {
   return out + "\"";
 }
 
-// One C++ initializer per saved tensor: {name, file, dtype, {shape}, rtol, atol}.
+// One C++ initializer per saved tensor: {name, file, dtype, {shape}, rtol, atol, layout, dim}.
 std::string tensor_table(const nlohmann::json& entries, const nlohmann::json& tolerance) {
   std::string out;
   for (const auto& e : entries) {
@@ -42,7 +42,8 @@ std::string tensor_table(const nlohmann::json& entries, const nlohmann::json& to
     }
     out += "    {" + cpp_string(name) + ", " + cpp_string(e.at("file").get<std::string>()) + ", " +
            aten_scalar_type(e.at("dtype").get<std::string>()) + ", {" + shape + "}, " + nlohmann::json(rtol).dump() +
-           ", " + nlohmann::json(atol).dump() + "},\n";
+           ", " + nlohmann::json(atol).dump() + ", " + cpp_string(e.value("layout", std::string())) + ", " +
+           std::to_string(e.value("dim", int64_t{0})) + "},\n";
   }
   return out;
 }
@@ -108,8 +109,14 @@ def with_layout(t, entry):
         view = torch.zeros(sizes, dtype=t.dtype).narrow(dim, 1, 2 * t.shape[dim])[(slice(None),) * dim + (slice(None, None, 2),)]
         return view.copy_(t)
     if layout == "expanded":
-        return t.narrow(dim, 0, 1).expand(t.shape)
+        return t.narrow(dim, 0, 1).contiguous().expand(t.shape)
     return t
+
+
+def layout_line(entry, t):
+    """How an input the failing case had as a view is laid out (the same line as repro.cpp's)."""
+    along = f" along dim {entry['dim']}" if entry["layout"] != "transposed" else ""
+    return f"input {entry['name']}: {entry['layout']}{along}, strides {list(t.stride())}"
 
 
 # The model's graph with plain PyTorch ops (gbcheck's TorchScript form of it).
@@ -151,11 +158,16 @@ def main():
         sys.exit("the saved tensors are little-endian")
     with open(os.path.join(HERE, "manifest.json")) as f:
         manifest = json.load(f)
-    inputs = [load(e) for e in manifest["inputs"]]
+    # Loaded afresh for every call: a clone of a sliced or expanded view would be contiguous.
+    def inputs():
+        return [load(e) for e in manifest["inputs"]]
+    for entry, t in zip(manifest["inputs"], inputs()):
+        if entry.get("layout"):
+            print(layout_line(entry, t))
     names = [e["name"] for e in manifest["expected"]]
     tolerances = manifest["tolerance"]
     backend = manifest["backend"]
-    eager = as_tuple(forward(*[t.clone() for t in inputs]))
+    eager = as_tuple(forward(*inputs()))
     saved = [load(e) for e in manifest["expected"]]
     compare("this PyTorch's eager vs gbcheck's eager reference (saved under expected/):", names, saved, eager, tolerances)
     reproduced = False
@@ -167,7 +179,7 @@ def main():
         print(f"{backend} produced no outputs: {manifest.get('observed_error', 'unknown error')}")
         reproduced = True
     if hasattr(torch, "compile"):
-        compiled = as_tuple(torch.compile(forward)(*[t.clone() for t in inputs]))
+        compiled = as_tuple(torch.compile(forward)(*inputs()))
         if not compare("eager vs torch.compile:", names, eager, compiled, tolerances):
             reproduced = True
     else:
@@ -219,6 +231,8 @@ struct TensorFile {
   at::ScalarType dtype;
   std::vector<int64_t> shape;
   double rtol, atol;
+  std::string layout;  // the view the failing case had: "" (contiguous), transposed, sliced or expanded
+  int64_t dim;         // the sliced or expanded dim
 };
 
 // The model's graph as TorchScript.
@@ -241,9 +255,23 @@ at::Tensor load(const std::string& dir, const TensorFile& f) {
   return t;
 }
 
+// A fresh tensor holding `values` (contiguous) laid out as the failing case had it (manifest.json's
+// "layout" and "dim"; gbcheck's harness/inputs/tensor_layout.cpp makes the same views).
+at::Tensor with_layout(const at::Tensor& values, const TensorFile& f) {
+  if (f.layout == "transposed") return values.transpose(-1, -2).contiguous().transpose(-1, -2);
+  if (f.layout == "sliced") {
+    std::vector<int64_t> sizes = values.sizes().vec();
+    const int64_t n = sizes[f.dim];
+    sizes[f.dim] = 2 * n + 1;
+    return at::zeros(sizes, values.options()).slice(f.dim, 1, 2 * n + 1, 2).copy_(values);
+  }
+  if (f.layout == "expanded") return values.narrow(f.dim, 0, 1).contiguous().expand(values.sizes());
+  return values.clone();
+}
+
 std::vector<at::Tensor> call(torch::jit::CompilationUnit& unit, const std::vector<at::Tensor>& inputs) {
   std::vector<c10::IValue> args;
-  for (const auto& t : inputs) args.emplace_back(t.clone());
+  for (size_t i = 0; i < inputs.size(); ++i) args.emplace_back(with_layout(inputs[i], kInputs[i]));
   c10::IValue out = unit.get_function("forward")(args);
   std::vector<at::Tensor> result;
   if (out.isTuple()) {
@@ -291,7 +319,13 @@ bool compare(const std::string& title, const std::vector<at::Tensor>& expected, 
 int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : REPRO_DIR;
   std::vector<at::Tensor> inputs, saved;
-  for (const auto& f : kInputs) inputs.push_back(load(dir, f));
+  for (const auto& f : kInputs) {
+    inputs.push_back(load(dir, f));
+    if (!f.layout.empty())
+      std::cout << "input " << f.name << ": " << f.layout
+                << (f.layout == "transposed" ? std::string() : " along dim " + std::to_string(f.dim)) << ", strides "
+                << with_layout(inputs.back(), f).strides() << "\n";
+  }
   for (const auto& f : kExpected) saved.push_back(load(dir, f));
 
   torch::jit::CompilationUnit eager_unit(kSource);

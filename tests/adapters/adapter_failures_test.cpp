@@ -2,6 +2,8 @@
 // runs it: the docs' example adapter passes a corpus model, and an adapter that crashes, hangs,
 // answers with the wrong number of outputs, truncates a tensor, writes garbage or runs out of
 // memory fails the check (exit 1) with its own message, never crashes gbcheck and never passes.
+// Inputs come back from the adapter only where the model writes them; a write elsewhere is caught.
+// Outputs are checked against the graph retyped for the case's input dtypes.
 // An adapter is also a reference (--reference): gbc against the example adapter passes, and a
 // broken reference fails the check under its name. Adapters from tests/data/adapters/backends.yaml.
 #include <gtest/gtest.h>
@@ -57,6 +59,35 @@ TEST(AdapterFailures, EachWayOfFailingHasItsOwnMessage) {
     EXPECT_TRUE(has(r.output, w.stderr_line)) << r.output;
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(120)) << w.backend;
   }
+}
+
+// Only the inputs the model writes are copied back from the adapter's answer. The fuzzer's
+// ts-freeze "raise" (seeds 200/203/205) was gbcheck copying into an expanded input (stride 0)
+// that only an in-place op on the pooling's output, never on the input, had made "mutating".
+TEST(AdapterFailures, InputsTheModelNeverWritesMayBeAnyView) {
+  testing::CommandResult r = gbcheck("check tests/data/adapters/writes_own_value.yaml --inputs tests/data/adapters/expanded_input.json "
+                                     "--cases 1 --backend eager-py");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "eager-py  PASS  2/2 cases")) << r.output;
+}
+
+// An adapter that gives back changed an input the model only reads is caught, and one it writes
+// is still judged as the model left it.
+TEST(AdapterFailures, AWriteIntoAnInputTheModelOnlyReadsIsCaught) {
+  testing::CommandResult r = gbcheck("check tests/data/adapters/writes_one_input.yaml --cases 1 --backend broken-scribble");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(has(r.output, "input y after the run [state]: the path wrote into y, which the model never writes")) << r.output;
+  EXPECT_TRUE(has(r.output, "input x after the run [state]: tolerance: 6/6 elements differ")) << r.output;
+  testing::CommandResult good = gbcheck("check tests/data/adapters/writes_one_input.yaml --cases 3 --backend eager-py");
+  EXPECT_EQ(good.exit_code, 0) << good.output;
+}
+
+// A case that calls the model with an input's `dtypes:` alternative (float64 for float32) gets
+// outputs of the retyped graph's dtypes, not a protocol error (the fuzz's seed 201 on ts-freeze).
+TEST(AdapterFailures, OutputsFollowTheCasesInputDtypes) {
+  testing::CommandResult r = gbcheck("check tests/data/adapters/dtype_variants.yaml --backend eager-py");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "eager-py  PASS  5/5 cases")) << r.output;
 }
 
 TEST(AdapterFailures, AnAdapterThatCannotStartIsAFailureToo) {

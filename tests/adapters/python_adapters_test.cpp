@@ -3,7 +3,7 @@
 // model and adapter, each passing or failing as an asserted list of known failures says (with the
 // reason); inductor and aot-eager run on corpus/examples where `import torch` gives 2.0 or later
 // and skip with the reason otherwise; `gbcheck backends` lists them with their availability; the
-// NNC bugs kept in corpus/found/ still reproduce.
+// NNC and TorchScript bugs kept in corpus/found/ still reproduce.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -202,6 +202,22 @@ TEST(PythonAdapters, TheFoundNncFloorBugReproducesOnTorch113) {
   EXPECT_NE(r.output.find("  nnc-py  FAIL  0/2 cases"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("raised: nnc-py raised in case 1: RuntimeError: Invalid integral op_type: 24"), std::string::npos)
       << r.output;
+}
+
+// corpus/found/ts-freeze-mkldnn-hardswish: torch 1.13's optimize_for_inference runs hardswish of a
+// 4-channel conv's output as a wrong MKLDNN hardswish (found through an imported model's generic
+// ops). As above: when a torch without the bug passes it, update the README and this test.
+TEST(PythonAdapters, TheFoundTsFreezeHardswishBugReproducesOnTorch113) {
+  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
+  if (std::string why = unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << "ts-freeze cannot run here: " << why;
+  testing::CommandResult r = gbcheck("check corpus/found/ts-freeze-mkldnn-hardswish/model.yaml --cases 2");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("  ts-freeze  FAIL  0/2 cases"), std::string::npos) << r.output;
+  testing::CommandResult plain = testing::run_command("cd " + std::string(GBCHECK_SOURCE_DIR) +
+                                                      " && ${GBCHECK_PYTHON:-/usr/bin/python3} "
+                                                      "corpus/found/ts-freeze-mkldnn-hardswish/ts_freeze_mkldnn_hardswish.py");
+  EXPECT_EQ(plain.exit_code, 1) << plain.output;
+  EXPECT_NE(plain.output.find("REPRODUCED"), std::string::npos) << plain.output;
 }
 
 }  // namespace

@@ -125,6 +125,14 @@ TEST(NncBackend, MlpExampleMatchesEager) {
   EXPECT_EQ(nnc->stats().extern_calls, 1);
 }
 
+// Imported models' generic ATen ops run in NNC's TorchScript as eager runs them.
+TEST(NncBackend, GenericAtenOpsMatchEager) {
+  Model m = load_model_file(std::string(GBCHECK_SOURCE_DIR) + "/tests/data/generic_ops.yaml");
+  auto nnc = make_nnc_backend();
+  nnc->prepare(m.graph, BackendOptions{});
+  run_both(*nnc, m.graph, make_inputs(m.graph, {}), "generic ops");
+}
+
 TEST(NncBackend, SymbolicDimVaryingBetweenCallsStaysFused) {
   Model m = load(elementwise_model());
   for (const char* dynamic : {"auto", "true", "false"}) {

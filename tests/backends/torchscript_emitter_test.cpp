@@ -141,6 +141,24 @@ TEST(TorchScriptEmitter, PoolsSpellEveryArgumentAndAnAbsentStrideIsTheKernels) {
             "    return (a, b, c)\n");
 }
 
+// Generic ATen ops (imported models): the schema's arguments in order, a dtype and everything after
+// an argument left to its default by keyword, a Tensor[] result indexed, a tuple result unpacked.
+TEST(TorchScriptEmitter, GenericAtenOpsFollowTheirSchema) {
+  Model m = load_model_file(std::string(GBCHECK_SOURCE_DIR) + "/tests/data/generic_ops.yaml");
+  EXPECT_EQ(emit_torchscript(m.graph).source,
+            "def forward(x: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor]:\n"
+            "    h = torch.hardswish(x)\n"
+            "    c = torch.cumsum(h, 1, dtype=None)\n"
+            "    d = torch.cumsum(x, 2, dtype=7)\n"
+            "    p_list = torch.split(c, 3, 2)\n"
+            "    p = p_list[0]\n"
+            "    q = p_list[1]\n"
+            "    m, i = torch.max(p, 1, True)\n"
+            "    s = torch.mul(m, q)\n"
+            "    o = torch.ones_like(s, device=torch.device('cpu'))\n"
+            "    return (s, i, d, o)\n");
+}
+
 TEST(TorchScriptEmitter, ControlFlowHostScalarsDataDependentSizesAndCustomOps) {
   EXPECT_EQ(emit("format: gbcheck/v1\nname: t\n"
                  "inputs:\n"

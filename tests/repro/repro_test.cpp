@@ -1,7 +1,8 @@
 // `gbcheck repro` end to end: the folder for an injected const fault holds the model, the saved
 // inputs and outputs, manifest, README (expected, observed, environment, replay), repro.py and a
 // repro.cpp that cmake builds against this LibTorch and that exits 1 printing REPRODUCED; a
-// crashing backend is packaged with its signal; a passing model writes nothing. Label: repro.
+// crashing backend is packaged with its signal; a passing model writes nothing; inputs drawn as views
+// keep their layout in repro.cpp and repro.py. Label: repro.
 #include "harness/repro/repro.h"
 
 #include <ATen/Parallel.h>
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "harness/model/model_loader.h"
@@ -63,6 +65,15 @@ std::string torch_dir() {
   return "";
 }
 
+// Builds the folder's repro.cpp with cmake against this LibTorch into out/build; false (the log in
+// `log`) when it does not build.
+bool build_repro(const fs::path& out, std::string& log) {
+  std::string launcher = std::system("command -v ccache >/dev/null 2>&1") == 0 ? " -DCMAKE_CXX_COMPILER_LAUNCHER=ccache" : "";
+  const std::string build = (out / "build").string();
+  return shell("cmake -S " + out.string() + " -B " + build + " -DTorch_DIR=" + torch_dir() + launcher, log) == 0 &&
+         shell("cmake --build " + build + " -j 2", log) == 0;
+}
+
 TEST(Repro, ConstFaultFolderBuildsWithCmakeAndReproduces) {
   const fs::path out = fs::path(GBCHECK_BINARY_DIR) / "repro-test" / "const";
   ReproResult r = repro("const", "const", out);
@@ -87,16 +98,55 @@ TEST(Repro, ConstFaultFolderBuildsWithCmakeAndReproduces) {
   EXPECT_NE(py.find("def forward("), std::string::npos);
   EXPECT_NE(py.find("torch.compile"), std::string::npos);
 
-  std::string log;
-  std::string launcher = std::system("command -v ccache >/dev/null 2>&1") == 0 ? " -DCMAKE_CXX_COMPILER_LAUNCHER=ccache" : "";
-  const std::string build = (out / "build").string();
-  ASSERT_EQ(shell("cmake -S " + out.string() + " -B " + build + " -DTorch_DIR=" + torch_dir() + launcher, log), 0) << log;
-  ASSERT_EQ(shell("cmake --build " + build + " -j 2", log), 0) << log;
   std::string run;
-  EXPECT_EQ(shell(build + "/repro", run), 1) << run;
+  ASSERT_TRUE(build_repro(out, run)) << run;
+  EXPECT_EQ(shell((out / "build" / "repro").string(), run), 1) << run;
   EXPECT_NE(run.find("REPRODUCED"), std::string::npos) << run;
   EXPECT_EQ(run.find("NOT REPRODUCED"), std::string::npos) << run;
   // This LibTorch's eager agrees with gbcheck's saved reference.
+  EXPECT_NE(run.find("y: match"), std::string::npos) << run;
+}
+
+// A case whose inputs are a transposed, a sliced and an expanded view: repro.cpp and repro.py lay
+// each out as that view again, with the strides gbcheck gives it (harness/inputs/tensor_layout.cpp),
+// and print them. A clone of a sliced or expanded view is contiguous: both programs rebuild the
+// view for every call instead.
+TEST(Repro, ViewInputsKeepTheirLayoutInBothPrograms) {
+  const fs::path out = fs::path(GBCHECK_BINARY_DIR) / "repro-test" / "layouts";
+  { std::error_code ignored; remove_tree(out.string(), ignored); }
+  Model model = load_model_file(std::string(GBCHECK_SOURCE_DIR) + "/tests/data/repro_layouts.yaml");
+  ReproOptions o;
+  o.run = run_options_from_model(model);
+  o.backend = "gbc";
+  o.out_dir = out.string();
+  o.timeout_s = 120;
+  o.case_index = 1;
+  write_repro(model, o);
+  nlohmann::json m = nlohmann::json::parse(read(out / "manifest.json"));
+  std::vector<std::string> lines;
+  std::set<std::string> layouts;
+  for (const auto& e : m["inputs"]) {
+    if (!e.contains("layout")) continue;
+    const std::string layout = e["layout"];
+    layouts.insert(layout);
+    const at::Tensor view = read_layout(e, load_tensor_file(e, out.string()));
+    std::ostringstream line;
+    line << "input " << e["name"].get<std::string>() << ": " << layout
+         << (layout == "transposed" ? std::string() : " along dim " + std::to_string(e["dim"].get<int64_t>())) << ", strides "
+         << view.strides();
+    lines.push_back(line.str());
+  }
+  ASSERT_EQ(layouts, (std::set<std::string>{"transposed", "sliced", "expanded"})) << m.dump();
+
+  std::string run;
+  ASSERT_TRUE(build_repro(out, run)) << run;
+  EXPECT_EQ(shell((out / "build" / "repro").string(), run), 0) << run;  // gbc agrees with eager on this case
+  std::string py;
+  EXPECT_EQ(shell("cd " + out.string() + " && ${GBCHECK_PYTHON:-/usr/bin/python3} repro.py", py), 0) << py;
+  for (const std::string& line : lines) {
+    EXPECT_NE(run.find(line), std::string::npos) << line << "\n" << run;
+    EXPECT_NE(py.find(line), std::string::npos) << line << "\n" << py;
+  }
   EXPECT_NE(run.find("y: match"), std::string::npos) << run;
 }
 

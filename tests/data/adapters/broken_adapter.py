@@ -6,6 +6,7 @@
   truncate  sends half of an output tensor's bytes, then exits
   garbage   writes text to the protocol stream instead of a frame
   oom       allocates far beyond its memory limit
+  scribble  adds 1 to every input it gives back, the ones the model never writes too
 It compiles by doing nothing and otherwise answers like an eager adapter.
 """
 
@@ -55,6 +56,9 @@ class Broken(Adapter):
         if self.mode == "oom":
             hoard = [bytearray(1 << 28) for _ in range(1 << 10)]
             del hoard
+        if self.mode == "scribble":
+            for t in inputs:
+                t.add_(1)
         return outputs
 
 
