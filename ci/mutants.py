@@ -3,25 +3,33 @@
 
 Generates small source mutations of compiler/passes, compiler/kernel and compiler/codegen
 (comparison and logical operator swaps, off-by-one constants, dropped `!`, swapped +/-), applies
-them one at a time, rebuilds gbcheck incrementally, and runs a fixed detector: `gbcheck check` on
-the corpus models against gbc and gbc-interp, then a fixed-seed fuzz budget on both. The host
-compiler's driver (cpu_compiler.cpp: processes and the cache, not code generation), the CUDA generator and --inject-fault's lines are left out. A mutant is
+them one at a time, rebuilds gbcheck incrementally, and runs a fixed detector that stops at the
+first failure: `gbcheck check` on the corpus models against gbc and gbc-interp, then a fixed-seed
+fuzz budget on both (its store polled, the run killed at the first signature the baseline lacks).
+All runs share one kernel cache (BUILD/mutants-cache), so code a mutant leaves alone compiles
+nothing; the unmutated tree's results are cached in BUILD/mutants-baseline.json per gbcheck binary.
+The host compiler's driver (cpu_compiler.cpp: processes and the cache, not code generation), the
+CUDA generator and --inject-fault's code are left out. A mutant is
   stillborn   it does not compile (not counted),
-  equivalent  the generated C++ source and kernel IR of the corpus models are byte for byte the
-              baseline's (likely equivalent, not counted; not applied to the interpreter, whose
-              changes never show there),
-  killed      a corpus check fails or the fuzz budget finds a signature the baseline does not have,
+  killed      a corpus check fails or reports fallback FB001 (generated code the host compiler
+              rejects), or the fuzz budget finds a signature the baseline does not have,
+  equivalent  not killed, and gbc's post-pass graphs, partitions and generated C++ for the corpus
+              and the fuzz budget (from --trace) are the baseline's (likely equivalent, or code the
+              detector never reaches; not counted; not applied to the interpreter, whose changes
+              never show there),
   survived    otherwise (listed: each one is a blind spot, or an equivalent mutant to confirm).
 Prints the kill rate by folder. Restores every file it touches, also when interrupted.
 Documented in docs/fuzzing.md ("Mutation testing"). Not part of ci/test.sh: it takes hours in full.
-Usage: ci/mutants.sh [--sample N] [--seed S] [--fuzz-cases C] [--folders DIR...] [--build DIR]
+Usage: ci/mutants.sh [--sample N] [--seed S] [--ids ID...] [--minutes M] [--fuzz-cases C] [--json FILE]
 """
 import argparse
 import hashlib
+import json
 import os
 import random
 import re
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -31,10 +39,11 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The host compiler's driver (processes and the cache, not code generation), and the CUDA code
 # generator, whose code the CPU detector never runs (ci/gpu_checks.sh is the GPU's detector).
-SKIPPED_FILES = {"cpu_compiler.cpp", "cuda_codegen.cpp"}
+SKIPPED_FILES = {"cpu_compiler.cpp", "cuda_codegen.cpp", "fault_injection.cpp"}
 # Files whose changes do not show in the generated code or kernel IR: no equivalence filter.
 UNFILTERED_FILES = {"interpreter.cpp"}
 BACKENDS = ["gbc", "gbc-interp"]
+FUZZ_MAX_NODES = 12
 
 # (pattern, replacement, kind): applied at one match of a line at a time.
 MUTATORS = [
@@ -57,12 +66,24 @@ MUTATORS = [
 
 
 def code_lines(path):
-    """(line number, text) of lines that hold code: no comments, includes, asserts or logs."""
+    """(line number, text) of lines that hold code: no comments, includes, asserts, logs or faults.
+
+    --inject-fault's code is left out whole: a line naming InjectedFault, and the statement or
+    braced block it opens (a comment naming it covers the function that follows)."""
     out = []
     in_block = False
+    fault = None  # brace depth of the --inject-fault code being skipped; None outside it
     with open(path) as f:
         for i, line in enumerate(f):
             s = line.strip()
+            if fault is None and "InjectedFault" in s:
+                fault, opened, s = 0, False, s[s.index("InjectedFault"):]
+            if fault is not None:
+                fault += s.count("{") - s.count("}")
+                opened = opened or fault > 0
+                if (opened and fault <= 0) or (not opened and s.endswith(";") and not s.startswith("//")):
+                    fault = None
+                continue
             if in_block:
                 in_block = "*/" not in s
                 continue
@@ -71,7 +92,7 @@ def code_lines(path):
                 continue
             if not s or s.startswith("//") or s.startswith("#") or "GBC_INTERNAL_ASSERT" in s or "GBC_LOG" in s:
                 continue
-            if "internal_error(" in s or "template <" in s or s.startswith("static_assert") or "InjectedFault" in s:
+            if "internal_error(" in s or "template <" in s or s.startswith("static_assert"):
                 continue
             out.append((i, line))
     return out
@@ -88,10 +109,12 @@ def sites(folders):
                 code = line.split("//")[0]
                 if code.count('"') >= 2:
                     continue  # strings (emitted source, messages) are the codegen's text, mutated by hand
+                index = 0  # the mutant's position on its line, for --ids
                 for pattern, repl, kind in MUTATORS:
                     for m in re.finditer(pattern, code):
                         mutated = line[: m.start()] + repl + line[m.end():]
-                        found.append({"file": rel, "folder": folder, "line": lineno, "kind": kind,
+                        index += 1
+                        found.append({"file": rel, "folder": folder, "line": lineno, "index": index, "kind": kind,
                                       "before": line.rstrip("\n"), "after": mutated.rstrip("\n")})
     return found
 
@@ -105,71 +128,216 @@ def run(cmd, timeout=None, env=None, cwd=ROOT):
         return 124, (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
 
 
+def trace_code(trace_dir):
+    """What gbc made of the graphs of a trace: post-pass graphs, partitions and generated sources.
+
+    A set (the order of a run's events and its pids and clocks vary), so equal sets mean gbc
+    compiled the detector's graphs the same way the unmutated tree did."""
+    items = set()
+    path = os.path.join(trace_dir, "trace.jsonl")
+    if not os.path.exists(path):
+        return items
+    with open(path) as f:
+        for line in f:
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a killed run
+            if e.get("event") == "kernel":
+                items.add("kernel " + e.get("module", "") + "\n" + e.get("source", ""))
+            elif e.get("event") == "pass":
+                items.add("pass %s %s %s %s" % (e.get("graph"), e.get("name"), e.get("nodes_after"), e.get("after", "")))
+            elif e.get("event") == "partition":
+                items.add("partition %s %s" % (e.get("graph"), json.dumps(e.get("partition"), sort_keys=True)))
+    return items
+
+
+def rejected_kernel(trace_dir):
+    """Whether a trace holds fallback FB001: generated code the host compiler rejected, a bug the
+    outputs hide (the kernels then run on ATen); gbcheck fuzz records it as an internal error."""
+    path = os.path.join(trace_dir, "trace.jsonl")
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        return any('"FB001"' in line for line in f)
+
+
+def digest(items):
+    return hashlib.sha256("\x00".join(sorted(items)).encode()).hexdigest()
+
+
 class Detector:
+    """Corpus checks, then the fixed-seed fuzz budget; stops at the first failure (a kill)."""
+
     def __init__(self, args, work):
         self.args = args
         self.work = work
         self.gbcheck = os.path.join(args.build, "bin", "gbcheck")
         self.models = sorted(os.path.join("corpus/examples", m) for m in os.listdir(os.path.join(ROOT, "corpus/examples"))
                              if m.endswith(".yaml"))
-        self.env = dict(os.environ, GBCHECK_THREADS="1")
+        # One kernel cache for every run: a mutant that leaves the generated code alone compiles nothing.
+        self.env = dict(os.environ, GBCHECK_THREADS="1", GBCHECK_CACHE_DIR=args.cache_dir)
+        self.env.pop("GBCHECK_TRACE_DIR", None)
 
-    def generated_code(self):
-        """A hash of the C++ source gbc generates for the corpus models (one case each)."""
-        h = hashlib.sha256()
-        for m in self.models:
-            _, out = run([self.gbcheck, m, "-b", "gbc", "-n", "2", "--no-cache", "--log", "kernels,output_code", "-q"],
-                         timeout=300, env=self.env)
-            # Compile times, temporary folders and progress vary from run to run.
-            h.update("\n".join(l for l in out.splitlines()
-                               if not re.search(r"compiled into|loaded from cache|elapsed", l)).encode())
-        return h.hexdigest()
+    def settings(self):
+        return {"models": self.models, "backends": BACKENDS, "fuzz_cases": self.args.fuzz_cases,
+                "fuzz_seed": self.args.fuzz_seed, "max_nodes": FUZZ_MAX_NODES}
 
-    def corpus_fails(self):
+    def _trace_dir(self, tag):
+        d = os.path.join(self.work, "trace-" + tag)
+        if os.path.isdir(d):
+            shutil.rmtree(d)
+        return d
+
+    def corpus(self, code):
+        """The first corpus model that fails (None when all pass); adds what gbc made of them to code."""
+        trace = self._trace_dir("corpus")
         for m in self.models:
-            code, _ = run([self.gbcheck, m, "-q"] + [a for b in BACKENDS for a in ("-b", b)], timeout=300, env=self.env)
-            if code != 0:
-                return m
+            rc, _ = run([self.gbcheck, m, "-q", "--trace", trace] + [a for b in BACKENDS for a in ("-b", b)],
+                        timeout=self.args.check_timeout, env=self.env)
+            if rc != 0:
+                return m + (" (timeout)" if rc == 124 else " (exit %d)" % rc)
+            if rejected_kernel(trace):
+                return m + " (FB001: a generated kernel the host compiler rejects)"
+        code |= trace_code(trace)
         return None
 
-    def fuzz_signatures(self, tag):
-        out = os.path.join(self.work, "fuzz-" + tag)
+    def fuzz(self, code, known=None):
+        """The fuzz budget's signatures; with known given, stops at the first signature outside it."""
+        out = os.path.join(self.work, "fuzz")
         if os.path.isdir(out):
             shutil.rmtree(out)
-        run([self.gbcheck, "fuzz", "--out", out, "--cases", str(self.args.fuzz_cases), "--seed", str(self.args.fuzz_seed),
-             "--backends", ",".join(BACKENDS), "--jobs", "1", "--reduce-checks", "0", "--quiet", "--max-nodes", "12"],
-            timeout=self.args.fuzz_timeout, env=dict(self.env, GBCHECK_CACHE_DIR=os.path.join(self.work, "cache")))
+        trace = self._trace_dir("fuzz")
+        cmd = [self.gbcheck, "fuzz", "--out", out, "--cases", str(self.args.fuzz_cases), "--seed", str(self.args.fuzz_seed),
+               "--backends", ",".join(BACKENDS), "--jobs", "1", "--reduce-checks", "0", "--quiet",
+               "--max-nodes", str(FUZZ_MAX_NODES), "--trace", trace]
+        p = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
         db = os.path.join(out, "fuzz.db")
-        if not os.path.exists(db):
-            return {"<fuzz did not finish>"}
-        with sqlite3.connect(db) as c:
-            return {row[0] for row in c.execute("select key from signatures")}
+        deadline = time.time() + self.args.fuzz_timeout
+        sigs = set()
+        while True:
+            done = p.poll() is not None
+            if os.path.exists(db):
+                try:
+                    with sqlite3.connect(db, timeout=5) as c:
+                        sigs = {row[0] for row in c.execute("select key from signatures")}
+                except sqlite3.Error:
+                    pass  # the store is being created
+            if done or (known is not None and sigs - known) or time.time() > deadline:
+                break
+            time.sleep(1)
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)  # a kill found, or the budget ran over: the workers too
+            p.wait()
+            if known is None or not (sigs - known):
+                sigs.add("<fuzz did not finish in %d s>" % self.args.fuzz_timeout)
+        code |= trace_code(trace)
+        return sigs
 
 
 def build(args):
     return run(["ninja", "-C", args.build, "-j", str(args.jobs), "gbcheck"], timeout=1800)
 
 
+def file_hash(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def baseline(det, args):
+    """The unmutated tree's corpus verdict, code and fuzz signatures; cached per gbcheck binary."""
+    key = {"gbcheck": file_hash(det.gbcheck), **det.settings()}
+    path = os.path.join(args.build, "mutants-baseline.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            cached = json.load(f)
+        if cached.get("key") == key:
+            print("baseline: cached in " + os.path.relpath(path, ROOT))
+            return cached
+    start = time.time()
+    code = set()
+    failing = det.corpus(code)
+    if failing:
+        print("mutants: the corpus fails without a mutant (%s); fix that first" % failing)
+        return None
+    sigs = det.fuzz(code)
+    result = {"key": key, "code": digest(code), "signatures": sorted(sigs)}
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"baseline: {len(sigs)} fuzz signature(s) without a mutant, {time.time() - start:.0f} s")
+    return result
+
+
+def mutant_id(s):
+    return "%s:%d:%d" % (s["file"], s["line"] + 1, s["index"])
+
+
+def choose(all_sites, args):
+    """--ids, or --sample N drawn evenly across the folders (so each folder's rate has a sample)."""
+    if args.ids:
+        by_id = {mutant_id(s): s for s in all_sites}
+        missing = [i for i in args.ids if i not in by_id]
+        if missing:
+            sys.exit("mutants: no such mutant: " + ", ".join(missing))
+        return [by_id[i] for i in args.ids]
+    if args.sample == 0:
+        return all_sites
+    rng = random.Random(args.seed)
+    chosen = []
+    for k, folder in enumerate(args.folders):
+        pool = [s for s in all_sites if s["folder"] == folder]
+        share = args.sample // len(args.folders) + (1 if k < args.sample % len(args.folders) else 0)
+        chosen += rng.sample(pool, min(share, len(pool)))
+    rng.shuffle(chosen)  # an interrupted run still has some of every folder
+    return chosen
+
+
+def try_mutant(s, det, base, args):
+    """(verdict, why) of one applied mutant."""
+    code, log = build(args)
+    if code != 0:
+        return "stillborn", "does not compile"
+    generated = set()
+    failing = det.corpus(generated)
+    if failing:
+        return "killed", "corpus: " + failing
+    new = det.fuzz(generated, set(base["signatures"])) - set(base["signatures"])
+    if new:
+        return "killed", "fuzz: " + sorted(new)[0]
+    if os.path.basename(s["file"]) not in UNFILTERED_FILES and digest(generated) == base["code"]:
+        return "equivalent", "same generated code for the corpus and the fuzz budget"
+    return "survived", ""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sample", type=int, default=20, help="mutants to try, drawn at random (0: all)")
+    ap.add_argument("--sample", type=int, default=20, help="mutants to try, drawn at random evenly across the folders (0: all)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the sample")
+    ap.add_argument("--ids", nargs="+", help="try exactly these mutants (FILE:LINE:N as a run prints them)")
     ap.add_argument("--folders", nargs="+", default=["compiler/passes", "compiler/kernel", "compiler/codegen"])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--fuzz-cases", type=int, default=24, help="graphs of the fixed-seed fuzz budget")
+    ap.add_argument("--cache-dir", help="the detector's kernel cache (default: BUILD/mutants-cache)")
+    ap.add_argument("--fuzz-cases", type=int, default=16, help="graphs of the fixed-seed fuzz budget")
     ap.add_argument("--fuzz-seed", type=int, default=18000)
     ap.add_argument("--fuzz-timeout", type=int, default=300, help="seconds the fuzz budget may take")
+    ap.add_argument("--check-timeout", type=int, default=120, help="seconds one corpus check may take")
+    ap.add_argument("--minutes", type=float, help="try no new mutant after this many minutes (the rest are reported as not run)")
+    ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--list", action="store_true", help="print the sampled mutants and stop")
     args = ap.parse_args()
+    args.cache_dir = args.cache_dir or os.path.join(args.build, "mutants-cache")
 
     all_sites = sites(args.folders)
-    rng = random.Random(args.seed)
-    chosen = all_sites if args.sample == 0 else rng.sample(all_sites, min(args.sample, len(all_sites)))
+    chosen = choose(all_sites, args)
     print(f"mutants: {len(all_sites)} sites in {', '.join(args.folders)}; trying {len(chosen)} (seed {args.seed})")
     if args.list:
         for s in chosen:
-            print(f"  {s['file']}:{s['line'] + 1} [{s['kind']}] {s['before'].strip()}  ->  {s['after'].strip()}")
+            print(f"  {mutant_id(s)} [{s['kind']}] {s['before'].strip()}  ->  {s['after'].strip()}")
         return 0
 
     work = tempfile.mkdtemp(prefix="gbcheck-mutants-")
@@ -179,16 +347,16 @@ def main():
         print(log[-3000:])
         print("mutants: the unmutated tree does not build")
         return 4
-    start = time.time()
-    base_code = det.generated_code()
-    if det.corpus_fails():
-        print("mutants: the corpus fails without a mutant; fix that first")
+    run_start = time.time()
+    base = baseline(det, args)
+    if base is None:
         return 4
-    base_sigs = det.fuzz_signatures("baseline")
-    print(f"baseline: {len(base_sigs)} fuzz signature(s) without a mutant, {time.time() - start:.0f} s")
 
     results = []
     for i, s in enumerate(chosen):
+        if args.minutes and time.time() - run_start > 60 * args.minutes:
+            print(f"mutants: {args.minutes:g} minutes are up; {len(chosen) - i} mutant(s) not run")
+            break
         path = os.path.join(ROOT, s["file"])
         with open(path) as f:
             original = f.read()
@@ -198,28 +366,17 @@ def main():
         try:
             with open(path, "w") as f:
                 f.write("".join(lines))
-            code, _ = build(args)
-            if code != 0:
-                verdict, why = "stillborn", "does not compile"
-            elif os.path.basename(s["file"]) not in UNFILTERED_FILES and det.generated_code() == base_code:
-                verdict, why = "equivalent", "same generated code for the corpus"
-            else:
-                failing = det.corpus_fails()
-                if failing:
-                    verdict, why = "killed", "corpus: " + failing
-                else:
-                    new = det.fuzz_signatures("m%d" % i) - base_sigs
-                    verdict, why = ("killed", "fuzz: " + sorted(new)[0]) if new else ("survived", "")
+            verdict, why = try_mutant(s, det, base, args)
         finally:
             with open(path, "w") as f:
                 f.write(original)
-        s.update(verdict=verdict, why=why)
+        s.update(id=mutant_id(s), verdict=verdict, why=why, seconds=round(time.time() - t0))
         results.append(s)
-        print(f"[{i + 1}/{len(chosen)}] {verdict:10s} {s['file']}:{s['line'] + 1} [{s['kind']}] "
-              f"{s['before'].strip()} -> {s['after'].strip()}  {why} ({time.time() - t0:.0f} s)", flush=True)
+        print(f"[{i + 1}/{len(chosen)}] {verdict:10s} {s['id']} [{s['kind']}] "
+              f"{s['before'].strip()} -> {s['after'].strip()}  {why} ({s['seconds']} s)", flush=True)
     build(args)  # the unmutated tree again
 
-    print("\nkill rate by folder (killed / (killed + survived)):")
+    print(f"\nkill rate by folder (killed / (killed + survived)), {time.time() - run_start:.0f} s in all:")
     for folder in args.folders:
         rs = [r for r in results if r["folder"] == folder]
         killed = sum(r["verdict"] == "killed" for r in rs)
@@ -230,9 +387,12 @@ def main():
               f"({sum(r['verdict'] == 'equivalent' for r in rs)} equivalent, {sum(r['verdict'] == 'stillborn' for r in rs)} stillborn)")
     survivors = [r for r in results if r["verdict"] == "survived"]
     if survivors:
-        print("survivors:")
+        print("survivors (rerun: ci/mutants.sh --ids " + " ".join(r["id"] for r in survivors) + "):")
         for r in survivors:
-            print(f"  {r['file']}:{r['line'] + 1} [{r['kind']}] {r['before'].strip()}  ->  {r['after'].strip()}")
+            print(f"  {r['id']} [{r['kind']}] {r['before'].strip()}  ->  {r['after'].strip()}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

@@ -5,6 +5,7 @@
 #   ci/mutants.sh --sample 20 --seed 1      20 mutants drawn at random
 #   ci/mutants.sh --sample 0                every mutant (hours)
 #   ci/mutants.sh --list --sample 50        what would be tried, without building anything
+#   ci/mutants.sh --ids FILE:LINE:N...      exactly these mutants (a run prints the survivors' ids)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"

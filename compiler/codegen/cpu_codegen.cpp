@@ -46,6 +46,7 @@ class CpuKernelWriter {
         blocked_.push_back(static_cast<int>(b));
     }
     if (reduction && k_.fault == InjectedFault::None) plan_row_cache();
+    if (reduction && reads_bytes_per_element()) lanes_ = "GBC_LANES_WIDE";
   }
 
   std::string write() {
@@ -55,6 +56,15 @@ class CpuKernelWriter {
   }
 
  private:
+  // Whether a reduction's passes load 1-byte elements (a bool mask): GCC sizes a loop's vectors by
+  // its narrowest type, so 16 lanes of bytes are one 16-byte vector and the floats beside them
+  // ran 4 to a vector (issue 19's masked softmax); those kernels fold into GBC_LANES_WIDE lanes.
+  bool reads_bytes_per_element() const {
+    for (const kir::Buffer& b : k_.buffers)
+      if (b.level == kir::Level::Full && b.index != kir::IndexKind::Scalar && dtype_size(b.dtype) == 1) return true;
+    return false;
+  }
+
   // Offsets of the block's elements for each Strided buffer read or written per element.
   std::string offset_arrays(const std::string& indent) const {
     std::string out;
@@ -106,7 +116,7 @@ class CpuKernelWriter {
     return out + body + indent + "}\n";
   }
 
-  // One stage: the lanes fold r (vectorized over whole groups of GBC_LANES, then the rest of the
+  // One stage: the lanes fold r (vectorized over whole groups of lanes_, then the rest of the
   // row into the first lanes), then the lanes fold in order into s<k>.
   void stage(size_t index, Scope& row, bool cached) {
     const kir::Stage& st = k_.stages[index];
@@ -120,9 +130,9 @@ class CpuKernelWriter {
     const std::string& in = row.indent();
 
     row.line("// s" + k + " = " + kir::combine_name(st.combine) + " over r");
-    row.line(type + " " + acc + "[GBC_LANES];");
-    if (argmax) row.line("int64_t acci" + k + "[GBC_LANES];");
-    row.line("for (int l = 0; l < GBC_LANES; ++l) {");
+    row.line(type + " " + acc + "[" + lanes_ + "];");
+    if (argmax) row.line("int64_t acci" + k + "[" + lanes_ + "];");
+    row.line("for (int l = 0; l < " + lanes_ + "; ++l) {");
     row.line("  " + acc + "[l] = " + identity + ";");
     if (argmax) row.line("  acci" + k + "[l] = 0;");
     row.line("}");
@@ -154,9 +164,9 @@ class CpuKernelWriter {
     fold(tail, "k - mv");
     if (cached) fill_row_cache(index, tail);
 
-    std::string body = in + "  const int64_t mv = m / GBC_LANES * GBC_LANES;\n";
-    body += in + "  for (int64_t k0 = 0; k0 < mv; k0 += GBC_LANES) {\n";
-    body += in + "    #pragma omp simd\n" + in + "    for (int l = 0; l < GBC_LANES; ++l) {\n" + vec.code() + in + "    }\n";
+    std::string body = in + "  const int64_t mv = m / " + lanes_ + " * " + lanes_ + ";\n";
+    body += in + "  for (int64_t k0 = 0; k0 < mv; k0 += " + lanes_ + ") {\n";
+    body += in + "    #pragma omp simd\n" + in + "    for (int l = 0; l < " + lanes_ + "; ++l) {\n" + vec.code() + in + "    }\n";
     body += in + "  }\n";
     body += in + "  for (int64_t k = mv; k < m; ++k) {\n" + tail.code() + in + "  }\n";
     // The injected reduce-bound bug folds one element less than the row has.
@@ -165,10 +175,10 @@ class CpuKernelWriter {
     if (argmax) {
       row.line(type + " best" + k + " = " + acc + "[0];");
       row.line("int64_t s" + k + " = acci" + k + "[0];");
-      row.line("for (int l = 1; l < GBC_LANES; ++l) gbc_argmax_merge(best" + k + ", s" + k + ", " + acc + "[l], acci" + k + "[l]);");
+      row.line("for (int l = 1; l < " + lanes_ + "; ++l) gbc_argmax_merge(best" + k + ", s" + k + ", " + acc + "[l], acci" + k + "[l]);");
     } else {
       row.line(type + " s" + k + " = " + acc + "[0];");
-      row.line("for (int l = 1; l < GBC_LANES; ++l) s" + k + " = " + combine_function(st.combine) + "(s" + k + ", " + acc + "[l]);");
+      row.line("for (int l = 1; l < " + lanes_ + "; ++l) s" + k + " = " + combine_function(st.combine) + "(s" + k + ", " + acc + "[l]);");
     }
   }
 
@@ -309,6 +319,7 @@ class CpuKernelWriter {
   CEmitter em_;
   std::vector<int> blocked_;  // Strided buffers indexed per element
   std::vector<RowCacheEntry> row_cache_;
+  std::string lanes_ = "GBC_LANES";  // the accumulators per stage (a macro of kernel_support.h)
 };
 
 }  // namespace

@@ -6,7 +6,8 @@
 // - Pointwise: `#pragma omp simd` over [begin, end) with restrict pointers; Strided buffers get
 //   their offsets precomputed per block of GBC_BLOCK elements so the body still vectorizes.
 // - Reductions: per row o, each stage folds r into GBC_LANES accumulators (lane r % GBC_LANES,
-//   a vectorized loop), then folds the lanes in order; full-level stores are a vectorized loop
+//   a vectorized loop; GBC_LANES_WIDE where the kernel loads bool masks per element, so that the
+//   byte loads do not narrow the vectors), then folds the lanes in order; full-level stores are a vectorized loop
 //   over r; per-row stores follow the stages. Float sums therefore associate differently from the
 //   interpreter's strictly sequential fold (the results agree to rounding; other combines are
 //   exact), and identically on every machine.

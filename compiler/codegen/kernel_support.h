@@ -48,8 +48,12 @@ template <typename T> GBC_FN void gbc_argmax_merge(T& v, int64_t& i, T v2, int64
  * vectorize, then fold the lanes in order: a fixed order, so results do not depend on the
  * compiler or the vector width. */
 #define GBC_LANES 16
+/* Reductions that load 1-byte elements per element (bool masks) use twice the lanes: GCC sizes a
+ * loop's vectors by its narrowest type, and 16 lanes of bytes made 16-byte vectors, 4 floats each
+ * (cpu_codegen.cpp). */
+#define GBC_LANES_WIDE 32
 /* Loops over Strided buffers compute their offsets for GBC_BLOCK elements at a time (a multiple
- * of GBC_LANES), then run the vectorized body over the block. */
+ * of GBC_LANES_WIDE), then run the vectorized body over the block. */
 #define GBC_BLOCK 256
 /* Kernels run on the calling thread below this many elements; above, each thread gets at least
  * GBC_WORK_PER_THREAD (a parallel region costs a few microseconds). */

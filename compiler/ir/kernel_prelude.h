@@ -202,11 +202,14 @@ template <typename T> GBC_FN T gbc_pow(T base, T exp) {
   return result;
 }
 
-GBC_FN float gbc_maximum(float a, float b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
-GBC_FN double gbc_maximum(double a, double b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
+/* NaN wins: a if a is NaN, else the comparison is false for a NaN b and returns b. One compare
+ * and two selects, a vector max and a blend; the earlier `(a != a || b != b) ? a + b : ...` kept
+ * a max over `where(mask, x, number)` from vectorizing (GCC split its paths on the constant). */
+GBC_FN float gbc_maximum(float a, float b) { const float m = a > b ? a : b; return a != a ? a : m; }
+GBC_FN double gbc_maximum(double a, double b) { const double m = a > b ? a : b; return a != a ? a : m; }
 template <typename T> GBC_FN T gbc_maximum(T a, T b) { return a > b ? a : b; }
-GBC_FN float gbc_minimum(float a, float b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }
-GBC_FN double gbc_minimum(double a, double b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }
+GBC_FN float gbc_minimum(float a, float b) { const float m = a < b ? a : b; return a != a ? a : m; }
+GBC_FN double gbc_minimum(double a, double b) { const double m = a < b ? a : b; return a != a ? a : m; }
 template <typename T> GBC_FN T gbc_minimum(T a, T b) { return a < b ? a : b; }
 
 /* clamp(x, lo, hi) = min(max(x, lo), hi); NaN x stays NaN; lo > hi gives hi (as ATen). */
@@ -257,9 +260,15 @@ template <typename T> GBC_FN T gbc_round(T a) { return a; }
  * (ATen's 0.5 * x * (1 + erf(x / sqrt 2)) gives -inf * 0). Below the float32 range of exp,
  * sigmoid(x) = e^x and gelu keep their tiny (subnormal) values, where ATen's CPU kernels flush
  * them to 0: the two differ by less than 2^-126 in absolute terms.
- * No fused multiply-add: kernels are built with -ffp-contract=off, so the interpreter and compiled
- * kernels round every step alike and agree bit for bit. */
+ * Kernels are built with -ffp-contract=off, so the compiler fuses nothing on its own and the
+ * interpreter and compiled kernels round every step alike and agree bit for bit; the polynomials
+ * ask for fused multiply-adds explicitly (gbc_fma), which round once on every machine. */
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+/* a * b + c rounded once. Polynomials step through it: half the instructions of a multiply and an
+ * add (a vector fused multiply-add where -march has one), and exactly the same result everywhere,
+ * the interpreter's libm fmaf included, as IEEE fma is correctly rounded. */
+GBC_FN float gbc_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+GBC_FN double gbc_fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
 GBC_FN uint64_t gbc_f64_bits(double f) { uint64_t u; std::memcpy(&u, &f, 8); return u; }
 GBC_FN double gbc_bits_f64(uint64_t u) { double f; std::memcpy(&f, &u, 8); return f; }
 
@@ -270,33 +279,33 @@ GBC_FN double gbc_exp_core_f64(double y) {
   const double t = y * 1.4426950408889634 + magic;
   const double n = t - magic;
   const uint64_t ni = gbc_f64_bits(t) - gbc_f64_bits(magic);
-  const double r = (y - n * 0x1.62e42fee00000p-1) - n * 0x1.a39ef35793c76p-33;
+  const double r = gbc_fma(n, -0x1.a39ef35793c76p-33, gbc_fma(n, -0x1.62e42fee00000p-1, y));
   double p = 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = 1.0 + (r + r * r * p);
+  p = gbc_fma(p, r, 1.0 / 3628800.0);
+  p = gbc_fma(p, r, 1.0 / 362880.0);
+  p = gbc_fma(p, r, 1.0 / 40320.0);
+  p = gbc_fma(p, r, 1.0 / 5040.0);
+  p = gbc_fma(p, r, 1.0 / 720.0);
+  p = gbc_fma(p, r, 1.0 / 120.0);
+  p = gbc_fma(p, r, 1.0 / 24.0);
+  p = gbc_fma(p, r, 1.0 / 6.0);
+  p = gbc_fma(p, r, 0.5);
+  p = 1.0 + gbc_fma(r * r, p, r);
   return p * gbc_bits_f64((ni + 1023u) << 52);
 }
 /* erf(a) for a in [0, 1]: a * Q(a^2), Q a Chebyshev fit of erf(a)/a (absolute error 1.9e-14). */
 GBC_FN double gbc_erf_small_f64(double a) {
   const double z = a * a;
   double q = -1.0469110332151208e-7;
-  q = q * z + 1.5306373163641084e-6;
-  q = q * z + -1.4795031400662045e-5;
-  q = q * z + 0.00012046261269779797;
-  q = q * z + -0.00085479337365196332;
-  q = q * z + 0.0052239671935438997;
-  q = q * z + -0.026866169050599324;
-  q = q * z + 0.11283791658548713;
-  q = q * z + -0.37612638902808614;
-  q = q * z + 1.1283791670954938;
+  q = gbc_fma(q, z, 1.5306373163641084e-6);
+  q = gbc_fma(q, z, -1.4795031400662045e-5);
+  q = gbc_fma(q, z, 0.00012046261269779797);
+  q = gbc_fma(q, z, -0.00085479337365196332);
+  q = gbc_fma(q, z, 0.0052239671935438997);
+  q = gbc_fma(q, z, -0.026866169050599324);
+  q = gbc_fma(q, z, 0.11283791658548713);
+  q = gbc_fma(q, z, -0.37612638902808614);
+  q = gbc_fma(q, z, 1.1283791670954938);
   return a * q;
 }
 /* erfc(a) for a in [1, 10.5]: e^(-a^2) * t * K(t) with t = 1 / (1 + a/2), K a Chebyshev fit of
@@ -304,17 +313,17 @@ GBC_FN double gbc_erf_small_f64(double a) {
 GBC_FN double gbc_erfc_large_f64(double a) {
   const double t = 1.0 / (1.0 + 0.5 * a);
   double k = 0.046341775826521987;
-  k = k * t + -0.15427053558976634;
-  k = k * t + 0.1238470226073767;
-  k = k * t + 0.13564298749093163;
-  k = k * t + -0.24548502679139015;
-  k = k * t + 0.063990224954730378;
-  k = k * t + -0.051281849273742569;
-  k = k * t + 0.095792089876348491;
-  k = k * t + 0.17424771374748408;
-  k = k * t + 0.24705947104309741;
-  k = k * t + 0.2820803195142969;
-  k = k * t + 0.28209520042645726;
+  k = gbc_fma(k, t, -0.15427053558976634);
+  k = gbc_fma(k, t, 0.1238470226073767);
+  k = gbc_fma(k, t, 0.13564298749093163);
+  k = gbc_fma(k, t, -0.24548502679139015);
+  k = gbc_fma(k, t, 0.063990224954730378);
+  k = gbc_fma(k, t, -0.051281849273742569);
+  k = gbc_fma(k, t, 0.095792089876348491);
+  k = gbc_fma(k, t, 0.17424771374748408);
+  k = gbc_fma(k, t, 0.24705947104309741);
+  k = gbc_fma(k, t, 0.2820803195142969);
+  k = gbc_fma(k, t, 0.28209520042645726);
   return gbc_exp_core_f64(-(a * a)) * t * k;
 }
 #endif
@@ -325,23 +334,24 @@ GBC_FN float gbc_exp(float x) {
 #else
   /* x = n ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 in two parts), e^r = 1 + r + r^2 P(r) with
    * Cephes' coefficients, then 2^n applied in two halves so that results below 2^-126 round once,
-   * as subnormals. Clamping keeps n in [-150, 128]: beyond it the result is 0 or inf anyway. */
+   * as subnormals. Outside [-104, 89] the result is 0 or inf: selected at the end, so the steps
+   * run on x itself (GCC turned a clamp of x first into a dozen blends of every step's value). */
   const float magic = 12582912.0f; /* 1.5 * 2^23 */
-  const float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x); /* nan stays nan */
-  const float t = xc * 1.44269504088896341f + magic;
+  const float t = gbc_fma(x, 1.44269504088896341f, magic);
   const float n = t - magic;
   const uint32_t ni = gbc_f32_bits(t) - gbc_f32_bits(magic);
-  float r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
+  const float r = gbc_fma(n, 2.12194440e-4f, gbc_fma(n, -0.693359375f, x));
   float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
+  p = gbc_fma(p, r, 1.3981999507e-3f);
+  p = gbc_fma(p, r, 8.3334519073e-3f);
+  p = gbc_fma(p, r, 4.1665795894e-2f);
+  p = gbc_fma(p, r, 1.6666665459e-1f);
+  p = gbc_fma(p, r, 5.0000001201e-1f);
+  p = gbc_fma(p, r * r, r) + 1.0f;
   const uint32_t half = (uint32_t)((int32_t)ni >> 1);
-  return p * gbc_bits_f32((half + 127u) << 23) * gbc_bits_f32((ni - half + 127u) << 23);
+  const float y = p * gbc_bits_f32((half + 127u) << 23) * gbc_bits_f32((ni - half + 127u) << 23);
+  const float low = x < -104.0f ? 0.0f : y; /* nan stays nan: both comparisons are false */
+  return x > 89.0f ? __builtin_inff() : low;
 #endif
 }
 GBC_FN double gbc_exp(double x) { return GBC_MATH(exp)(GBC_OPAQUE(x)); }
@@ -386,12 +396,12 @@ GBC_FN float gbc_tanh(float x) {
   const float a = GBC_MATH(fabs)(x);
   const float z = a * a;
   float p = 0.00229274481618f;
-  p = p * z + -0.00834394551584f;
-  p = p * z + 0.021768918651f;
-  p = p * z + -0.0539592595772f;
-  p = p * z + 0.133333035569f;
-  p = p * z + -0.333333331721f;
-  const float small = a + a * (z * p);
+  p = gbc_fma(p, z, -0.00834394551584f);
+  p = gbc_fma(p, z, 0.021768918651f);
+  p = gbc_fma(p, z, -0.0539592595772f);
+  p = gbc_fma(p, z, 0.133333035569f);
+  p = gbc_fma(p, z, -0.333333331721f);
+  const float small = gbc_fma(a, z * p, a);
   const float large = 1.0f - 2.0f / (gbc_exp(2.0f * a) + 1.0f);
   const float y = a < 0.625f ? small : large;
   return gbc_bits_f32(gbc_f32_bits(y) | (gbc_f32_bits(x) & 0x80000000u));
@@ -419,12 +429,18 @@ GBC_FN float gbc_sigmoid(float x) {
   return 1.0f / (1.0f + GBC_MATH(exp)(-x));
 #else
   /* With e = e^-|x| <= 1: 1 / (1 + e) for x >= 0, e / (1 + e) below (no overflow of e^-x, so
-   * tiny results keep their value). The rounding error of 1 + e is corrected to first order. */
+   * tiny results keep their value). The rounding error of 1 + e is corrected to first order,
+   * q * err / d, with 1 / d taken as q or 1 - q (within an ulp of it: the correction is itself
+   * below an ulp of q, so this costs nothing in accuracy and saves a second division). */
   const float e = gbc_exp(-GBC_MATH(fabs)(x));
   const float d = 1.0f + e;
   const float err = (1.0f - d) + e; /* d + err == 1 + e exactly, as 1 >= e */
-  const float q = (x >= 0.0f ? 1.0f : e) / d;
-  return q - (q * err) / d;
+  const bool positive = x >= 0.0f;
+  const float q = (positive ? 1.0f : e) / d;
+  const float inv_d = positive ? q : 1.0f - q;
+  /* A NaN returns itself: through -|x| and GCC's choice of fused negations its sign would
+   * depend on how the code was vectorized, and compiled kernels match the interpreter bit for bit. */
+  return x != x ? x + x : q - q * err * inv_d;
 #endif
 }
 GBC_FN double gbc_sigmoid(double x) { return 1.0 / (1.0 + GBC_MATH(exp)(GBC_OPAQUE(-x))); }

@@ -12,6 +12,7 @@
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/decompose.h"
+#include "compiler/passes/fold_conv_bn.h"
 #include "compiler/passes/functionalize.h"
 #include "compiler/passes/pipeline_config.h"
 #include "compiler/support/config_dir.h"
@@ -47,6 +48,7 @@ std::string ir_text(const Graph& g) { return print_graph(g, PrintOptions{/*locat
 const std::vector<PassInfo>& graph_pass_registry() {
   static const std::vector<PassInfo> registry = {
       {"functionalize", "in-place add_/mul_ on values nobody else observes become out-of-place ops", &functionalize},
+      {"fold_conv_bn", "an eval-mode batch_norm after a conv2d folds into the conv's weight and bias", &fold_conv_bn},
       {"decompose", "softmax, layer_norm, var, gelu, ... become primitives the fusion partitioner fuses", &decompose},
       {"constant_fold", "elementwise ops on constants are evaluated; x*1, x+0 and similar identities go away",
        &constant_fold},

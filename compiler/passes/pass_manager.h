@@ -18,7 +18,7 @@ struct PassInfo {
   Graph (*run)(const Graph&);
 };
 
-/// Every graph pass a pipeline may run: functionalize, decompose, constant_fold, cse, dce.
+/// Every graph pass a pipeline may run: functionalize, fold_conv_bn, decompose, constant_fold, cse, dce.
 const std::vector<PassInfo>& graph_pass_registry();
 
 /// The passes configs/pipeline.yaml lists, in its order; read once. Throws ConfigNotFound when the

@@ -7,6 +7,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/kernel/specialize.h"
 #include "compiler/runtime/aten_region.h"
+#include "compiler/runtime/extern_call.h"
 #include "compiler/runtime/kernel_plan.h"
 #include "compiler/runtime/param_cache.h"
 #include "compiler/runtime/predicted_layouts.h"
@@ -100,7 +101,10 @@ class KernelRegion : public RegionExecutable {
         run_kernel(kernels_[step.index], env, bindings, ctx);
       } else {
         ProfileScope scope(ctx.profiler, step_names_[s], step.kind == Step::Kind::Extern ? "extern" : "aten");
-        run_node_on_aten(g, g.body.nodes[step.index], env, bindings, nullptr, ctx.device);
+        if (step.kind == Step::Kind::Extern)
+          externs_.run(g, g.body.nodes[step.index], env, bindings, ctx.device);
+        else
+          run_node_on_aten(g, g.body.nodes[step.index], env, bindings, nullptr, ctx.device);
       }
     }
     if (keep) param_cache_->keep_results(env);
@@ -254,6 +258,7 @@ class KernelRegion : public RegionExecutable {
   std::vector<KernelState> kernels_;
   std::vector<std::string> step_names_;
   std::vector<std::pair<KernelState*, size_t>> pending_;  // variants waiting for native code
+  ExternCalls externs_;                   // runs the Extern steps (keeps packed conv weights)
   std::optional<ParamCache> param_cache_;  // when the plan has param-only steps
   std::string reuse_name_;                 // the profile row of checking (and reusing) them
   int64_t calls_ = 0, param_runs_ = 0;     // for describe(): how often the param-only steps ran

@@ -33,7 +33,8 @@ class ParamCache {
   /// Keeps the results the call computed from the last snapshot.
   void keep_results(const std::vector<RtValue>& env);
 
- private:
+  /// What a kept value was computed from: the tensor, and what an in-place write or a new tensor
+  /// in its place would change (also what extern_call.h keys oneDNN's packed conv weights on).
   struct TensorState {
     at::Tensor tensor;  // held: its TensorImpl cannot be freed and reused by another tensor
     const void* data = nullptr;
@@ -46,6 +47,8 @@ class ParamCache {
     static TensorState of(const at::Tensor& t);
     bool unchanged(const at::Tensor& t) const;
   };
+
+ private:
 
   std::vector<ValueId> source_ids_, result_ids_;
   std::vector<TensorState> sources_;

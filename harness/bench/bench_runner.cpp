@@ -13,6 +13,7 @@
 #include "compiler/cuda/cuda_event.h"
 #include "compiler/passes/effects.h"
 #include "compiler/runtime/graph_runtime.h"
+#include "harness/bench/reused_allocations.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/runner/check_report.h"
 #include "harness/version.h"
@@ -105,6 +106,11 @@ BenchResult measure(Backend& backend, const std::string& name, const TestCase& t
     if (cuda) timed_cuda_calls();
     else
       for (int i = 0; i < o.repeat; ++i) r.run_ms.push_back(call(true));
+    if (!cuda) {
+      ReusedAllocations reuse;
+      for (int i = 0; reuse.active() && i < std::max(1, o.warmup); ++i) call(false);
+      for (int i = 0; reuse.active() && i < o.repeat; ++i) r.reused_run_ms.push_back(call(true));
+    }
     auto* runtime = dynamic_cast<GraphRuntime*>(&backend);
     if (o.profile && runtime) {
       Profiler profiler;
@@ -131,6 +137,7 @@ BenchResult measure(Backend& backend, const std::string& name, const TestCase& t
   }
   r.median_ms = median(r.run_ms);
   r.min_ms = r.run_ms.empty() ? 0.0 : *std::min_element(r.run_ms.begin(), r.run_ms.end());
+  r.reused_median_ms = median(r.reused_run_ms);
   r.stats = backend.stats();
   return r;
 }
@@ -239,8 +246,12 @@ BenchReport run_bench(const Model& model, const BenchOptions& o) {
     if (name != "eager") r.min_speedup = model.check.expect.for_backend(name).min_speedup;
     rep.results.push_back(std::move(r));
   }
-  const double eager_ms = rep.results.front().median_ms;
-  for (BenchResult& r : rep.results) r.speedup = r.error.empty() && r.median_ms > 0 ? eager_ms / r.median_ms : 0.0;
+  const double eager_ms = rep.results.front().median_ms, eager_reused_ms = rep.results.front().reused_median_ms;
+  rep.outputs_reused = eager_reused_ms > 0;
+  for (BenchResult& r : rep.results) {
+    r.speedup = r.error.empty() && r.median_ms > 0 ? eager_ms / r.median_ms : 0.0;
+    r.reused_speedup = r.error.empty() && r.reused_median_ms > 0 ? eager_reused_ms / r.reused_median_ms : 0.0;
+  }
   return rep;
 }
 

@@ -4,7 +4,8 @@
 // writes into are the same tensors on every call, as a module's parameters are; eager LibTorch is always measured first as the baseline. A
 // backend's compile time is reported apart (BackendStats::compile_ms), never mixed into run times.
 // With `profile`, gbc's backends then run `repeat` more times with a Profiler attached and report
-// per-step times (profile.h). check.expect.min_speedup (per backend or general) turns a slower
+// per-step times (profile.h). On the CPU every backend also runs with outputs reused
+// (reused_allocations.h), timed apart. check.expect.min_speedup (on the plain times) (per backend or general) turns a slower
 // compiled path into a failure that names the numbers; with `fullgraph` so does a graph break.
 // Test: tests/cli/bench_command_test.cpp.
 #pragma once
@@ -36,6 +37,11 @@ struct BenchResult {
   double min_ms = 0.0;
   double first_call_ms = 0.0;  // the first warm-up call: compiling included
   double speedup = 0.0;        // eager's median over this one's
+  // On the CPU, the same calls again with outputs reused (ReusedAllocations: every allocation
+  // served from memory already mapped), after as many warm-up calls: the kernels' own time.
+  std::vector<double> reused_run_ms;
+  double reused_median_ms = 0.0;
+  double reused_speedup = 0.0;  // eager's reused median over this one's
   BackendStats stats;
   std::vector<ProfileRow> profile;  // with BenchOptions::profile, for gbc's backends
   double profiled_ms = 0.0;         // wall time of the profiled runs (the % column's base)
@@ -54,6 +60,7 @@ struct BenchReport {
   int eager_threads = 1;   // ATen's intra-op threads
   int kernel_threads = 1;  // the budget gbc passes its kernels ($GBCHECK_THREADS or every core)
   std::vector<BenchResult> results;  // eager first
+  bool outputs_reused = false;        // the reused_* times were measured (the CPU only)
   // The bytes every implementation must move at least (each input read once, each output written
   // once), and a device copy of as many bytes (half read, half written) timed like the backends:
   // the memory-bound ceiling that achieved GB/s is read against.
@@ -61,6 +68,9 @@ struct BenchReport {
   double copy_ms = 0.0;
   double gbs(double ms) const { return ms > 0 ? static_cast<double>(bytes_moved) / (ms * 1e6) : 0.0; }
   double copy_gbs() const { return gbs(copy_ms); }
+  /// The time achieved GB/s is computed from: outputs reused where measured (the copy's target is
+  /// mapped too), else the plain median.
+  double traffic_ms(const BenchResult& r) const { return outputs_reused ? r.reused_median_ms : r.median_ms; }
 
   /// One line per failed expectation or error ("gbc: 1.20x is below check.expect.min_speedup 3").
   std::vector<std::string> failures() const;

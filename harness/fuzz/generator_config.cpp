@@ -86,7 +86,8 @@ std::vector<ConfigProblem> generator_config_problems(const GeneratorConfig& c) {
                                                                               {"varied_layouts", p.varied_layouts},
                                                                               {"varied_dtypes", p.varied_dtypes},
                                                                               {"recompile_sequence", p.recompile_sequence},
-                                                                              {"view_mutation", p.view_mutation}})
+                                                                              {"view_mutation", p.view_mutation},
+                                                                              {"constant_operands", p.constant_operands}})
     if (!is_rate(value)) fail({"patterns." + std::string(key), "patterns"}, "patterns." + std::string(key) + " is a rate and must be in [0, 1]");
   if (c.device != "cpu" && c.device != "cuda") fail({"device"}, "device must be cpu or cuda, got '" + c.device + "'");
   if (c.cases < 1) fail({"cases"}, "cases must be at least 1");

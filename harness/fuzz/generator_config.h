@@ -59,6 +59,10 @@ struct PatternRates {
   /// An in-place op is made on a view (slice, transpose) of a fresh tensor, its own result unused,
   /// and the base is read after it: the write reaches the output only through the alias.
   double view_mutation = 0;
+  /// An operand the generator would make a fresh input becomes a `full` constant of the same
+  /// dtype and shape (value drawn as numbers are: special ones included), so elementwise ops meet
+  /// constants and constant folding evaluates them in place of the kernels.
+  double constant_operands = 0;
 };
 
 struct GeneratorConfig {

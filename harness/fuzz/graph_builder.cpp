@@ -203,7 +203,20 @@ std::optional<ValueId> GraphBuilder::obtain(const Need& need, int reserve) {
   if (!dtype) return std::nullopt;
   SymShape shape = need.make_shape ? need.make_shape() : random_shape();
   if (need.shape_ok && !need.shape_ok(shape)) return std::nullopt;
+  if (!need.param && nodes_left() >= 1 + reserve && enabled(OpId::Full) && pattern(config_.patterns.constant_operands))
+    if (auto c = constant_operand(*dtype, shape, need.domain)) return c;
   return new_input(*dtype, shape, need.domain, need.param);
+}
+
+// A `full` in place of a fresh input (config.patterns.constant_operands): what its readers compute
+// is a constant, which constant folding evaluates at compile time instead of the kernels.
+std::optional<ValueId> GraphBuilder::constant_operand(DType dtype, const SymShape& shape, Domain domain) {
+  Node full;
+  full.op = OpId::Full;
+  full.attrs["shape"] = shape;
+  full.attrs["value"] = number(scalar_kind_of(dtype), domain);
+  full.attrs["dtype"] = dtype;
+  return add_node(std::move(full));
 }
 
 // Brings an existing value into the domain: abs(x) + 0.5 is positive, clamp(x, -4, 4) small.

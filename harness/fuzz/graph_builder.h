@@ -151,6 +151,7 @@ class GraphBuilder {
   ValueId add_value(const std::string& name, const ValueType& type);
   std::optional<ValueId> fix_domain(const Need& need, int reserve);
   std::optional<ValueId> cast_for(const Need& need, int reserve);
+  std::optional<ValueId> constant_operand(DType dtype, const SymShape& shape, Domain domain);
   bool qualifies(ValueId v, const Need& need, bool check_domain) const;
   void commit(Node node, ValueId out, const ValueRange& range);
 

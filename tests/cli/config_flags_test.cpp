@@ -101,7 +101,7 @@ TEST_F(ConfigFlags, DisablePassTakesOnlyPassesThatExist) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(r.output,
             "command line: error: --disable-pass: unknown pass 'cse2'; hint: did you mean 'cse'? passes: functionalize, "
-            "decompose, constant_fold, cse, dce, fuse, fold_params\n");
+            "fold_conv_bn, decompose, constant_fold, cse, dce, fuse, fold_params\n");
   r = gbcheck("corpus/examples/mlp.yaml -b gbc -n 1 -q --disable-pass cse --disable-pass fuse");
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }

@@ -107,22 +107,25 @@ inline kir::Kernel softmax_kernel(kir::IndexKind index = kir::IndexKind::Contigu
 
 /// Masked attention scores as gbc lowers them: p = softmax over r of where(mask[r], x * 0.125, fill)
 /// with a float64 sum, and log(p); the bool mask is one row broadcast over o (affine, r
-/// contiguous), the fill a one-element tensor (scalar).
-inline kir::Kernel masked_softmax_kernel() {
+/// contiguous), the fill a one-element tensor (scalar), or with number_fill the number -10000.
+inline kir::Kernel masked_softmax_kernel(bool number_fill = false) {
   kir::Kernel k;
-  k.name = "masked_softmax";
+  k.name = number_fill ? "masked_softmax_number_fill" : "masked_softmax";
   k.kind = kir::KernelKind::Reduction;
-  k.buffers = {buffer("x", DType::Float32, false), buffer("mask", DType::Bool, false, kir::IndexKind::Affine),
-               buffer("fill", DType::Float32, false, kir::IndexKind::Scalar), buffer("p", DType::Float32, true),
-               buffer("logp", DType::Float32, true)};
+  k.buffers = {buffer("x", DType::Float32, false), buffer("mask", DType::Bool, false, kir::IndexKind::Affine)};
+  if (!number_fill) k.buffers.push_back(buffer("fill", DType::Float32, false, kir::IndexKind::Scalar));
+  k.buffers.push_back(buffer("p", DType::Float32, true));
+  k.buffers.push_back(buffer("logp", DType::Float32, true));
   k.buffers[1].r_contiguous = true;
   using kir::op;
+  const int p_buffer = number_fill ? 2 : 3;
   auto scaled = op("mul", DType::Float32, {kir::load(0, DType::Float32), f32(0.125)});
-  auto m = op("where", DType::Float32, {kir::load(1, DType::Bool), scaled, kir::load(2, DType::Float32)});
+  auto fill = number_fill ? f32(-10000.0) : kir::load(2, DType::Float32);
+  auto m = op("where", DType::Float32, {kir::load(1, DType::Bool), scaled, fill});
   auto e = op("exp", DType::Float32, {op("sub", DType::Float32, {m, kir::stage_result(0, DType::Float32)})});
   k.stages = {{kir::Combine::Max, DType::Float32, m}, {kir::Combine::Sum, DType::Float64, kir::cast(e, DType::Float64)}};
   auto p = op("div", DType::Float32, {e, kir::cast(kir::stage_result(1, DType::Float64), DType::Float32)});
-  k.stores = {{3, p}, {4, op("log", DType::Float32, {p})}};
+  k.stores = {{p_buffer, p}, {p_buffer + 1, op("log", DType::Float32, {p})}};
   return k;
 }
 

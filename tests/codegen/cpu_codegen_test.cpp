@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -456,7 +457,8 @@ std::set<int> simd_pragma_lines(const std::string& source, size_t from) {
 TEST(CpuCodegenVectorization, EveryOmpSimdLoopVectorizes) {
   const std::vector<kir::Kernel> kernels = {testing::pointwise_mix_kernel(), testing::half_kernel(), testing::softmax_kernel(),
                                             testing::softmax_kernel(kir::IndexKind::Strided), testing::layer_norm_kernel(64),
-                                            testing::argmax_kernel(DType::Float32), testing::masked_softmax_kernel()};
+                                            testing::argmax_kernel(DType::Float32), testing::masked_softmax_kernel(),
+                                            testing::masked_softmax_kernel(true)};
   const std::string source = codegen::generate_cpu_source(kernels, "vectorization");
   codegen::CpuCompileOptions options;
   options.extra_flags = {"-fopt-info-vec-optimized"};
@@ -475,6 +477,51 @@ TEST(CpuCodegenVectorization, EveryOmpSimdLoopVectorizes) {
   for (int pragma : pragmas) {
     EXPECT_TRUE(vectorized.count(pragma + 1) || vectorized.count(pragma + 2))
         << "the loop after line " << pragma << " did not vectorize; GCC said:\n" << r.log;
+  }
+}
+
+// The widest vectors (bytes) GCC reports for each `#pragma omp simd` loop of one kernel's source
+// whose loop runs over reduction lanes (`for (int l = 0; ...`).
+std::vector<int> lane_loop_vector_bytes(const kir::Kernel& kernel) {
+  const std::string source = codegen::generate_cpu_source({kernel}, "widths");
+  codegen::CpuCompileOptions options;
+  options.extra_flags = {"-fopt-info-vec-optimized"};
+  options.use_cache = false;
+  CpuCompileResult r = compile_cpu(source, {kernel.name}, options);
+  EXPECT_TRUE(r.ok) << r.log;
+  std::map<int, int> widest;
+  const std::regex report(R"(\.cpp:(\d+):\d+: optimized: loop vectorized using (\d+) byte vectors)");
+  for (std::sregex_iterator it(r.log.begin(), r.log.end(), report), end; it != end; ++it) {
+    int& w = widest[std::stoi((*it)[1])];
+    w = std::max(w, std::stoi((*it)[2]));
+  }
+  std::vector<std::string> lines = {""};
+  for (char c : source) {
+    if (c == '\n')
+      lines.emplace_back();
+    else
+      lines.back().push_back(c);
+  }
+  std::vector<int> out;
+  for (size_t n = 1; n + 1 < lines.size(); ++n) {
+    if (lines[n - 1].find("#pragma omp simd") == std::string::npos || lines[n].find("for (int l = 0;") == std::string::npos) continue;
+    const int line = static_cast<int>(n) + 1;  // 1-based line of the loop
+    out.push_back(std::max(widest[line], widest[line + 1]));
+  }
+  return out;
+}
+
+// A mask's 1-byte loads next to floats: GCC sizes the vectors by the narrowest type, and with 16
+// lanes the masked softmax ran 16-byte vectors (4 floats) where the plain one runs the widest
+// (issue 19). Each lane loop of the masked kernels must use vectors as wide as the plain softmax's.
+TEST(CpuCodegenVectorization, MaskedLaneLoopsUseTheWidestVectors) {
+  const std::vector<int> plain = lane_loop_vector_bytes(testing::softmax_kernel());
+  ASSERT_FALSE(plain.empty());
+  const int widest = *std::max_element(plain.begin(), plain.end());
+  for (bool number_fill : {false, true}) {
+    const std::vector<int> masked = lane_loop_vector_bytes(testing::masked_softmax_kernel(number_fill));
+    ASSERT_EQ(masked.size(), 4u) << "two stages, each in the plain and the row-cached function";
+    for (int bytes : masked) EXPECT_EQ(bytes, widest) << (number_fill ? "number fill" : "tensor fill");
   }
 }
 

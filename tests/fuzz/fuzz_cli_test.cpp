@@ -75,6 +75,23 @@ TEST_F(FuzzCli, SmokeFuzzReportAndMerge) {
   EXPECT_NE(out_.str().find("1 runs, 4 cases"), std::string::npos) << out_.str();
 }
 
+// A host compiler that rejects every generated module: gbc's kernels fall back to ATen (FB001)
+// and every output passes, yet the fuzzer records gbc's internal error, since invalid generated
+// code is a code generator bug (harness/fuzz/campaign/graph_check.h). The test process itself
+// never compiles a kernel, so the workers it forks find the host compiler from this environment.
+TEST_F(FuzzCli, AKernelTheHostCompilerRejectsIsTheBackendsFinding) {
+  ::setenv("GBCHECK_CXX", "g++ -fno-such-flag", 1);
+  const int rc = gbcheck({"fuzz", "--out", path("rejected"), "--cases", "3", "--seed", "18000", "--backends", "gbc",
+                          "--max-nodes", "8", "--graph-cases", "1", "--no-cache", "--reduce-checks", "0", "--quiet"});
+  ::unsetenv("GBCHECK_CXX");
+  ASSERT_EQ(rc, kExitPass) << out_.str() << err_.str();
+  FuzzStore store(path("rejected/fuzz.db"), false);
+  std::vector<std::string> keys;
+  for (const auto& s : store.signatures()) keys.push_back(s.key + " (" + s.kind + ")");
+  ASSERT_EQ(keys.size(), 1u) << testing::PrintToString(keys);
+  EXPECT_EQ(keys[0], "gbc internal-error generated kernel rejected by the host compiler (FB001) [] (internal-error)");
+}
+
 TEST_F(FuzzCli, UsageErrorsExitTwoWithAMessage) {
   struct Case {
     std::vector<std::string> args;

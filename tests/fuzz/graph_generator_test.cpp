@@ -108,13 +108,13 @@ TEST(GraphGeneratorTest, DefaultSettingsGiveThePinnedGraphs) {
 
 // With the patterns of configs/fuzz.yaml on, seeds make other graphs: pinned too (re-pinned when
 // max_pool2d/avg_pool2d joined the default op mix, and again for varied_dtypes, recompile_sequence
-// and view_mutation).
+// and view_mutation, and for constant_operands).
 TEST(GraphGeneratorTest, PatternsGiveThePinnedGraphs) {
   const GeneratorConfig config = default_generator_config();
-  const std::map<uint64_t, std::string> pinned = {{0, "868a0968612b1bfbfa9a4cd6aee47814"},
-                                                   {1, "ab6ec1db63d9440f58eb0bcae95b7fe4"},
-                                                   {17, "a81b62bd3971b00d91aa277454a94296"},
-                                                   {4242, "93d3970432d464b578442f0a54a6475c"}};
+  const std::map<uint64_t, std::string> pinned = {{0, "53bd29aa7feb1034c62f9e53a85594c3"},
+                                                   {1, "7f10f625ce5f82f3ebf5139c57a7a1aa"},
+                                                   {17, "9a208c408f30cecc84fe2be35fa96c0b"},
+                                                   {4242, "86fbd646691ef545d3e72f5a98bd4200"}};
   for (const auto& [seed, expected] : pinned)
     EXPECT_EQ(content_hash(write_model_yaml(generate_model(seed, config))), expected) << "seed " << seed;
 }
@@ -132,6 +132,7 @@ struct PatternCounts {
   int varied_dtypes = 0;       // inputs with a `dtypes:` list
   int recompile_sequence = 0;  // check.recompile_sequence
   int view_mutation = 0;       // add_/mul_ on a slice/transpose, its result unread, the base read after
+  int constant_operand = 0;    // an elementwise op reading a `full`
 };
 
 // In-place writes into a view whose own result nothing reads, while the view's base is read by a
@@ -194,22 +195,32 @@ PatternCounts count_patterns(const Model& m) {
            (b.is_value() && producer.count(b.value) && producer.at(b.value) == OpId::Neg)))
         ++c.negative_divisor;
     }
+    const OpClass cls = op_schema(n->op).cls;
+    if (cls == OpClass::Unary || cls == OpClass::Binary)
+      for (const Arg& a : n->args)
+        if (a.is_value() && producer.count(a.value) && producer.at(a.value) == OpId::Full) ++c.constant_operand;
     if (n->op == OpId::Where && n->args.size() == 3 && !n->args[2].is_value()) {
       const double v = n->args[2].scalar.to_double();
       if (!std::isfinite(v) || (v == 0.0 && std::signbit(v))) ++c.special_where;
     }
   }
+  auto count_repeated = [&c](const SymShape& shape) {
+    for (size_t i = 0; i < shape.size(); ++i)
+      for (size_t j = i + 1; j < shape.size(); ++j)
+        if (shape[i].str() == shape[j].str() && !(shape[i].is_const() && shape[i].value() == 1)) {
+          ++c.repeated_dims;
+          return;
+        }
+  };
   for (const auto* specs : {&m.inputs, &m.params}) {
     for (const TensorSpec& s : *specs) {
       if (s.dist.kind == ValueDist::Kind::Int && (s.dist.b >= 127 || s.dist.a <= -128)) ++c.extreme_input;
-      for (size_t i = 0; i < s.shape.size(); ++i)
-        for (size_t j = i + 1; j < s.shape.size(); ++j)
-          if (s.shape[i].str() == s.shape[j].str() && !(s.shape[i].is_const() && s.shape[i].value() == 1)) {
-            ++c.repeated_dims;
-            i = j = s.shape.size();
-          }
+      count_repeated(s.shape);
     }
   }
+  // A fresh operand may be a `full` constant instead of an input (constant_operands).
+  for (const Node* n : all_nodes(m))
+    if (n->op == OpId::Full) count_repeated(g.type(n->output()).shape);
   c.varied_layouts = m.check.layouts == "any";
   c.recompile_sequence = m.check.recompile_sequence;
   for (const TensorSpec& s : m.inputs) c.varied_dtypes += !s.dtypes.empty();
@@ -232,6 +243,7 @@ PatternCounts total_patterns(const GeneratorConfig& config, uint64_t seeds) {
     t.varied_dtypes += c.varied_dtypes;
     t.recompile_sequence += c.recompile_sequence;
     t.view_mutation += c.view_mutation;
+    t.constant_operand += c.constant_operand;
   }
   return t;
 }
@@ -253,7 +265,8 @@ TEST(GraphGeneratorTest, EveryPatternIsGeneratedOverManySeeds) {
                ", layouts " + std::to_string(with.varied_layouts) + "/" + std::to_string(without.varied_layouts) +
                ", dtypes " + std::to_string(with.varied_dtypes) + "/" + std::to_string(without.varied_dtypes) +
                ", sequence " + std::to_string(with.recompile_sequence) + "/" + std::to_string(without.recompile_sequence) +
-               ", view writes " + std::to_string(with.view_mutation) + "/" + std::to_string(without.view_mutation));
+               ", view writes " + std::to_string(with.view_mutation) + "/" + std::to_string(without.view_mutation) +
+               ", constants " + std::to_string(with.constant_operand) + "/" + std::to_string(without.constant_operand));
   // x op x also happens by chance (a value reused as both operands), identity numbers and special
   // fill values too (special values are drawn for 2% of numbers): those compare by ratio.
   EXPECT_GT(with.identity_itself, without.identity_itself + 130);
@@ -273,12 +286,14 @@ TEST(GraphGeneratorTest, EveryPatternIsGeneratedOverManySeeds) {
   EXPECT_EQ(without.recompile_sequence, 0);
   EXPECT_GT(with.view_mutation, 50);
   EXPECT_EQ(without.view_mutation, 0);
+  // `full` is in the op mix too, so constants read by elementwise ops happen without the pattern.
+  EXPECT_GT(with.constant_operand, 3 * without.constant_operand + 50);
 }
 
 // Every pattern at rate 1 still makes models that load and round-trip.
 TEST(GraphGeneratorTest, PatternsAtFullRateStayValid) {
   GeneratorConfig config = default_generator_config();
-  config.patterns = PatternRates{1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  config.patterns = PatternRates{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
   for (uint64_t seed = 0; seed < 200; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));

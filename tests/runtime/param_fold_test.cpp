@@ -26,6 +26,7 @@ using test::load;
 using test::options_of;
 using test::prepared;
 
+// fold_conv_bn folds the batch_norm into the conv: the param-only steps compute its weight and bias.
 const char* kConvBnRelu = R"(format: gbcheck/v1
 name: conv_bn_relu
 inputs:
@@ -79,13 +80,13 @@ TEST(ParamSteps, EvalBatchNormParamWorkIsMarked) {
   Model model = load(kConvBnRelu);
   KernelPlan plan = plan_kernels(model.graph, PlanOptions{});
   EXPECT_EQ(folded_names(plan),
-            (std::vector<std::string>{"bn.var_eps", "bn.rstd", "bn.scale", "bn.mean_scaled", "bn.shift", "bn.scale_c",
-                                      "bn.shift_c"}));
+            (std::vector<std::string>{"bn.var_eps", "bn.rstd", "bn.scale", "bn.mean_scaled", "bn.shift", "bn.scale_w",
+                                      "bn.folded_weight"}));
   std::vector<std::string> sources;
   for (ValueId v : plan.param_steps.sources) sources.push_back(plan.graph.name_of(v));
   std::sort(sources.begin(), sources.end());
-  EXPECT_EQ(sources, (std::vector<std::string>{"beta", "gamma", "mean", "var"}));
-  EXPECT_EQ(plan.param_steps.results.size(), 2u);  // the [C, 1, 1] scale and shift the main kernel reads
+  EXPECT_EQ(sources, (std::vector<std::string>{"beta", "gamma", "mean", "var", "w"}));
+  EXPECT_EQ(plan.param_steps.results.size(), 2u);  // the conv's folded weight and bias (fold_conv_bn.h)
 }
 
 TEST(ParamSteps, NothingIsMarkedWhenFoldParamsIsDisabled) {
@@ -160,8 +161,8 @@ TEST_P(ParamFold, ParamOnlyStepsRunOnceAndResultsMatchEager) {
     in[0] = at::randn({2, 3, 6, 6});  // new activations every call, the same params
     expect_eager_result(backend, model.graph, in);
   }
-  EXPECT_EQ(calls_of(profiler_, "[bn.scale_c]"), 1);
-  EXPECT_EQ(calls_of(profiler_, "[bn.shift_c]"), 1);
+  EXPECT_EQ(calls_of(profiler_, "[bn.scale_w]"), 1);
+  EXPECT_EQ(calls_of(profiler_, "[bn.folded_weight]"), 1);
   EXPECT_EQ(calls_of(profiler_, "extern conv2d"), 4);
   EXPECT_EQ(calls_of(profiler_, "param-only results", "cached"), 4);  // the check itself, every call
 
@@ -178,20 +179,20 @@ TEST_P(ParamFold, InPlaceWritesAndNewParamTensorsAreNotStale) {
   std::vector<at::Tensor> in = conv_bn_inputs(model.graph);
   expect_eager_result(backend, model.graph, in);
   expect_eager_result(backend, model.graph, in);
-  EXPECT_EQ(calls_of(profiler_, "[bn.scale_c]"), 1);
+  EXPECT_EQ(calls_of(profiler_, "[bn.scale_w]"), 1);
 
   in[5].add_(1.0);  // running_var, in place
   expect_eager_result(backend, model.graph, in);
-  EXPECT_EQ(calls_of(profiler_, "[bn.shift_c]"), 2);
+  EXPECT_EQ(calls_of(profiler_, "[bn.folded_weight]"), 2);
 
   in[4].view({2, 2}).select(0, 1).fill_(0.25);  // running_mean, through a view
   expect_eager_result(backend, model.graph, in);
-  EXPECT_EQ(calls_of(profiler_, "[bn.scale_c]"), 3);
+  EXPECT_EQ(calls_of(profiler_, "[bn.scale_w]"), 3);
 
   in[2] = in[2].clone() * 2.0;  // a new gamma tensor
   expect_eager_result(backend, model.graph, in);
   expect_eager_result(backend, model.graph, in);
-  EXPECT_EQ(calls_of(profiler_, "[bn.scale_c]"), 4);
+  EXPECT_EQ(calls_of(profiler_, "[bn.scale_w]"), 4);
 }
 
 TEST_P(ParamFold, AParamTheProgramWritesIsReadFreshOnEveryCall) {

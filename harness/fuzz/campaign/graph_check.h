@@ -5,11 +5,14 @@
 // unreduced graphs: a divergence keeps only the ops that directly produce the failing outputs (a
 // random graph's whole ancestry would make every hit unique), and errors, internal errors (a
 // compiled path's own assertion), crashes, timeouts and out-of-memory keep none (the op is not
-// known before reduction). When the child dies while several backends ran, each backend is rerun
-// alone to pin the death on the ones that cause it. A graph the eager reference cannot run, or a
-// check that throws outside every compiled path, is `invalid`: a bug in gbcheck's generator or
-// harness, recorded under its own signature.
-// Tested in tests/fuzz/fuzz_campaign_test.cpp.
+// known before reduction). A compiled path whose generated kernels the host compiler rejects
+// (fallback FB001: their nodes run on ATen and the outputs pass) fails with an internal error of
+// its own, "generated kernel rejected by the host compiler (FB001)": invalid generated code is
+// the code generator's bug (issue 18: such mutants of gbc's codegen went unseen). When the child
+// dies while several backends ran, each backend is rerun alone to pin the death on the ones that
+// cause it. A graph the eager reference cannot run, or a check that throws outside every compiled
+// path, is `invalid`: a bug in gbcheck's generator or harness, recorded under its own signature.
+// Tested in tests/fuzz/fuzz_campaign_test.cpp; the FB001 rule in tests/fuzz/fuzz_cli_test.cpp.
 #pragma once
 
 #include <string>
