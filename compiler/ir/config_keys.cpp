@@ -16,6 +16,17 @@ std::string config_quoted(const std::string& s) {
   return out + "\"";
 }
 
+void read_config_text(const std::string& text, const std::string& path,
+                      const std::function<void(YamlReader& reader, const YAML::Node& root)>& read) {
+  Diagnostics diags;
+  YamlReader r(path, diags);
+  if (std::optional<YAML::Node> root = r.parse(text)) read(r, root->IsNull() ? YAML::Node(YAML::NodeType::Map) : *root);
+  if (diags.has_errors()) {
+    diags.sort_by_location();
+    throw ConfigError(diags);
+  }
+}
+
 void report_config_problems(ConfigRead& in, const std::string& prefix, const std::vector<ConfigProblem>& problems) {
   for (const ConfigProblem& p : problems) {
     // The defaults are valid on their own: a problem comes from a key this read set.

@@ -1,10 +1,12 @@
-// The files under configs/ (and the override files --fuzz-config and --reduce-config name) read
-// as tables of keys: each key of a map says how its value is read into a struct (type errors at
-// the value's file:line:col) and how it is written back. A defaults file must hold every key; an
-// override sets only the keys it names. Validation that needs the whole struct reports its
-// problems at the key they concern. Used by harness/fuzz/fuzz_config.cpp and
-// harness/reduce/reduce_config.cpp; tested through tests/fuzz/fuzz_config_test.cpp,
-// tests/reduce/reduce_config_test.cpp and tests/harness/config_files_test.cpp.
+// The one reader of the files under configs/ (and of the override files --fuzz-config,
+// --reduce-config, --tolerances-config, --backends-config name): parsing with file:line:col
+// errors, tables of keys (each key of a map says how its value is read into a struct, with type
+// and range errors at the value, and how it is written back), unknown and missing keys, and the
+// shipped file with an override on top. A defaults file must hold every key; an override sets
+// only the keys it names. Validation that needs the whole struct reports its problems at the key
+// they concern. Used by the loaders of fuzz.yaml, reduce.yaml, pipeline.yaml, tolerances.yaml and
+// backends.yaml; tested through tests/fuzz/fuzz_config_test.cpp, tests/reduce/reduce_config_test.cpp
+// and tests/harness/config_files_test.cpp (every diagnostic of corpus/config-errors/).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -19,6 +21,7 @@
 
 #include "compiler/ir/config_problem.h"
 #include "compiler/ir/yaml_reader.h"
+#include "compiler/support/config_dir.h"
 
 namespace gbc {
 
@@ -176,32 +179,67 @@ struct ConfigFormat {
   std::string hint;  // for a key missing from the defaults file
   std::vector<ConfigKey<C>> keys;
   /// Reports the problems of the struct as read (report_config_problems); runs only when the
-  /// values themselves read without errors.
-  std::function<void(ConfigRead& in, const C& c)> validate;
+  /// values themselves read without errors. Empty: nothing to check beyond the keys.
+  std::function<void(ConfigRead& in, const C& c)> validate = {};
+  /// The shipped file under configs/ ("fuzz.yaml"); empty for a format without one.
+  std::string shipped_file = {};
 };
+
+/// Parses `text` (the file at `path`) and hands its top-level node to `read` (an empty file reads
+/// as an empty map). Throws ConfigError with every diagnostic, in file order.
+void read_config_text(const std::string& text, const std::string& path,
+                      const std::function<void(YamlReader& reader, const YAML::Node& root)>& read);
 
 /// Sets the keys `text` names in c (every key with `complete`), then validates. Throws ConfigError
 /// with every diagnostic, in file order.
 template <typename C>
 void read_config(const std::string& text, const std::string& path, const ConfigFormat<C>& format, bool complete, C& c,
                  ConfigLocs& locs) {
-  Diagnostics diags;
-  YamlReader r(path, diags);
-  if (std::optional<YAML::Node> root = r.parse(text)) {
+  read_config_text(text, path, [&](YamlReader& r, const YAML::Node& root) {
     ConfigRead in{r, format.kind, complete, format.hint, locs};
-    read_config_keys(in, root->IsNull() ? YAML::Node(YAML::NodeType::Map) : *root, "", format.keys, c);
-    if (!diags.has_errors()) format.validate(in, c);
-  }
-  if (diags.has_errors()) {
-    diags.sort_by_location();
-    throw ConfigError(diags);
-  }
+    read_config_keys(in, root, "", format.keys, c);
+    if (!r.diags().has_errors() && format.validate) format.validate(in, c);
+  });
+}
+
+/// read_config, for a caller that has no use for the keys' locations.
+template <typename C>
+void read_config(const std::string& text, const std::string& path, const ConfigFormat<C>& format, bool complete, C& c) {
+  ConfigLocs locs;
+  read_config(text, path, format, complete, c, locs);
 }
 
 /// read_config on the file at `path`; ConfigError when it cannot be read.
 template <typename C>
 void load_config_file(const std::string& path, const ConfigFormat<C>& format, bool complete, C& c, ConfigLocs& locs) {
   read_config(read_config_file(path), path, format, complete, c, locs);
+}
+
+/// A config as read, with where each of its keys was set.
+template <typename C>
+struct LoadedConfig {
+  C config{};
+  ConfigLocs locs;
+};
+
+/// configs/<format.shipped_file>, read whole (every key must be there) once per process. Throws
+/// ConfigNotFound when it is missing, ConfigError when it is invalid.
+template <typename C>
+const LoadedConfig<C>& shipped_config(const ConfigFormat<C>& format) {
+  static const LoadedConfig<C> shipped = [&format] {
+    LoadedConfig<C> l;
+    load_config_file(config_file(format.shipped_file), format, true, l.config, l.locs);
+    return l;
+  }();
+  return shipped;
+}
+
+/// The shipped config with the keys of the file at `override_path` on top (none when it is empty).
+template <typename C>
+LoadedConfig<C> load_config(const ConfigFormat<C>& format, const std::string& override_path) {
+  LoadedConfig<C> l = shipped_config(format);
+  if (!override_path.empty()) load_config_file(override_path, format, false, l.config, l.locs);
+  return l;
 }
 
 /// Reports each problem (message prefixed with `prefix`) at the first of its keys this read set;

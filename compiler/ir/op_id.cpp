@@ -7,10 +7,10 @@ namespace {
 
 const std::array<std::string, kOpIdCount + 1>& names() {
   static const std::array<std::string, kOpIdCount + 1> table = {
+      "?",
 #define GBC_OP_ID_NAME(id, name) name,
       GBC_OP_IDS(GBC_OP_ID_NAME)
 #undef GBC_OP_ID_NAME
-      "?",
   };
   return table;
 }
@@ -20,7 +20,7 @@ const std::array<std::string, kOpIdCount + 1>& names() {
 OpId op_id(std::string_view name) {
   const auto& table = names();
   for (size_t i = 0; i < kOpIdCount; ++i)
-    if (table[i] == name) return static_cast<OpId>(i);
+    if (table[i + 1] == name) return op_at_index(i);
   return OpId::Unknown;
 }
 

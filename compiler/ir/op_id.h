@@ -30,14 +30,25 @@ namespace gbc {
   X(Full, "full") X(Dropout, "dropout") X(Print, "print") X(Item, "item") X(If, "if") X(Nonzero, "nonzero")     \
   X(Custom, "custom") X(AddInPlace, "add_") X(MulInPlace, "mul_")
 
+// Unknown comes first, so a default OpId{} (a Node not yet given its op) is no op rather than a
+// real one that would run.
 enum class OpId : uint8_t {
+  Unknown,  // a name that is no op (a model's typo, before the loader reports it)
 #define GBC_OP_ID_ENUMERATOR(id, name) id,
   GBC_OP_IDS(GBC_OP_ID_ENUMERATOR)
 #undef GBC_OP_ID_ENUMERATOR
-  Unknown,  // a name that is no op (a model's typo, before the loader reports it)
 };
 
-inline constexpr size_t kOpIdCount = static_cast<size_t>(OpId::Unknown);
+/// How many ops there are (OpId::Unknown not counted).
+inline constexpr size_t kOpIdCount = 0
+#define GBC_OP_ID_ONE(id, name) +1
+    GBC_OP_IDS(GBC_OP_ID_ONE);
+#undef GBC_OP_ID_ONE
+
+/// An op's position in the schema table (op_schema.cpp), from 0; not for OpId::Unknown.
+constexpr size_t op_index(OpId id) { return static_cast<size_t>(id) - 1; }
+/// The op at `index` of the schema table.
+constexpr OpId op_at_index(size_t index) { return static_cast<OpId>(index + 1); }
 
 /// The op named `name` as written in a model; OpId::Unknown for any other word.
 OpId op_id(std::string_view name);

@@ -180,7 +180,7 @@ std::vector<OpSchema> build_table() {
   GBC_INTERNAL_ASSERT(t.size() == kOpIdCount, "op_id.h lists " + std::to_string(kOpIdCount) + " ops, the schema table " +
                                                   std::to_string(t.size()));
   for (size_t i = 0; i < t.size(); ++i) {
-    t[i].id = static_cast<OpId>(i);
+    t[i].id = op_at_index(i);
     GBC_INTERNAL_ASSERT(op_name(t[i].id) == t[i].name,
                         "op_id.h names op " + std::to_string(i) + " '" + op_name(t[i].id) + "', the schema table '" +
                             t[i].name + "'");
@@ -238,7 +238,7 @@ const OpSchema* find_op_schema(OpId id) { return id == OpId::Unknown ? nullptr :
 
 const OpSchema& op_schema(OpId id) {
   GBC_INTERNAL_ASSERT(id != OpId::Unknown, "no schema for an unknown op");
-  return all_op_schemas()[static_cast<size_t>(id)];
+  return all_op_schemas()[op_index(id)];
 }
 
 std::string closest_name(std::string_view name, const std::vector<std::string>& candidates) {

@@ -41,8 +41,7 @@ std::vector<std::string> read_pipeline_config(const std::string& text, const std
       {name_list_key("graph_passes", &PipelineConfig::graph_passes)},
       [&known](ConfigRead& in, const PipelineConfig& c) { report_config_problems(in, "", pipeline_problems(c, known)); }};
   PipelineConfig config;
-  ConfigLocs locs;
-  read_config(text, path, format, true, config, locs);
+  read_config(text, path, format, true, config);
   return config.graph_passes;
 }
 

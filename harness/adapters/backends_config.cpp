@@ -61,56 +61,56 @@ std::string substitute(std::string s, const std::string& here) {
   return s;
 }
 
+// `backends:` maps each name to an entry; names are not keys known in advance, so the map is
+// read here rather than as a table of keys.
+void read_backends(ConfigRead& in, const YAML::Node& backends, const std::string& key, std::vector<AdapterSpec>& specs) {
+  YamlReader& r = in.reader;
+  if (!r.expect_map(backends, key)) return;
+  const std::string here =
+      std::filesystem::absolute(std::filesystem::path(r.file())).parent_path().lexically_normal().string();
+  for (const auto& item : backends) {
+    std::optional<std::string> name = r.read_string(item.first, "backend name");
+    if (!name) continue;
+    if (find_backend(*name) && !is_external_backend(*name)) {
+      r.error(item.first, "'" + *name + "' is a built-in backend; an adapter needs a name of its own");
+      continue;
+    }
+    BackendEntry e;
+    ConfigLocs locs;
+    ConfigRead entry{r, "backend " + *name, false, "", locs};
+    const size_t errors = r.diags().error_count();
+    read_config_keys(entry, item.second, "", entry_keys(), e);
+    if (r.diags().error_count() != errors) continue;
+    if (!item.second["command"]) {
+      r.error(item.first, "backend " + *name + " has no command", "command: the program that runs the adapter");
+      continue;
+    }
+    report_config_problems(entry, "", entry_problems(*name, e));
+    AdapterSpec s;
+    s.name = *name;
+    s.description = e.description;
+    s.command.push_back(substitute(e.command, here));
+    for (const auto& a : e.args) s.command.push_back(substitute(a, here));
+    s.timeout_s = e.timeout_s;
+    s.startup_timeout_s = e.startup_timeout_s;
+    s.memory_mb = e.memory_mb;
+    s.requires = e.requires;
+    s.loc = r.loc(item.first);
+    specs.push_back(s);
+  }
+}
+
+const ConfigFormat<std::vector<AdapterSpec>>& backends_format() {
+  static const ConfigFormat<std::vector<AdapterSpec>> format = {
+      "backends config", "", {{"backends", read_backends, [](const std::vector<AdapterSpec>&) { return std::string(); }}}};
+  return format;
+}
+
 }  // namespace
 
 std::vector<AdapterSpec> read_backends_config(const std::string& text, const std::string& path) {
-  Diagnostics diags;
-  YamlReader r(path, diags);
   std::vector<AdapterSpec> specs;
-  const std::string here = std::filesystem::absolute(std::filesystem::path(path)).parent_path().lexically_normal().string();
-  if (std::optional<YAML::Node> root = r.parse(text)) {
-    YAML::Node top = root->IsNull() ? YAML::Node(YAML::NodeType::Map) : *root;
-    if (r.expect_map(top, "backends config")) {
-      r.check_keys(top, {"backends"}, "backends config");
-      YAML::Node backends = top["backends"];
-      if (backends && r.expect_map(backends, "backends")) {
-        for (const auto& item : backends) {
-          std::optional<std::string> name = r.read_string(item.first, "backend name");
-          if (!name) continue;
-          if (find_backend(*name) && !is_external_backend(*name)) {
-            r.error(item.first, "'" + *name + "' is a built-in backend; an adapter needs a name of its own");
-            continue;
-          }
-          BackendEntry e;
-          ConfigLocs locs;
-          ConfigRead in{r, "backend " + *name, false, "", locs};
-          const size_t errors = diags.error_count();
-          read_config_keys(in, item.second, "", entry_keys(), e);
-          if (diags.error_count() != errors) continue;
-          if (!item.second["command"]) {
-            r.error(item.first, "backend " + *name + " has no command", "command: the program that runs the adapter");
-            continue;
-          }
-          report_config_problems(in, "", entry_problems(*name, e));
-          AdapterSpec s;
-          s.name = *name;
-          s.description = e.description;
-          s.command.push_back(substitute(e.command, here));
-          for (const auto& a : e.args) s.command.push_back(substitute(a, here));
-          s.timeout_s = e.timeout_s;
-          s.startup_timeout_s = e.startup_timeout_s;
-          s.memory_mb = e.memory_mb;
-          s.requires = e.requires;
-          s.loc = r.loc(item.first);
-          specs.push_back(s);
-        }
-      }
-    }
-  }
-  if (diags.has_errors()) {
-    diags.sort_by_location();
-    throw ConfigError(diags);
-  }
+  read_config(text, path, backends_format(), false, specs);
   return specs;
 }
 

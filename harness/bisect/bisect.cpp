@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "harness/inputs/input_generator.h"
+
 namespace gbc {
 namespace {
 

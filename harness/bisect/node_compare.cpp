@@ -10,6 +10,7 @@
 #include "compiler/aten/eager_executor.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/runtime/kernel_region.h"
+#include "harness/inputs/input_generator.h"
 
 namespace gbc {
 namespace {

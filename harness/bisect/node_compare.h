@@ -15,10 +15,11 @@
 #include <vector>
 
 #include "compiler/backends/backend.h"
-#include "harness/inputs/input_generator.h"
 #include "harness/model/model.h"
 
 namespace gbc {
+
+struct TestCase;  // harness/inputs/input_generator.h (its tensors need LibTorch's headers)
 
 struct NodeDivergence {
   std::string node;    // the graph value (the model's id)

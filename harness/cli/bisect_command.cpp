@@ -2,10 +2,9 @@
 // ladder, the pass whose absence removes the divergence, and the first diverging IR node
 // (harness/bisect/bisect.h), with --json. Exit codes: 1 when a stage diverges, 0 when none does.
 // Test: tests/bisect/bisect_test.cpp.
-#include <ATen/Parallel.h>
-
 #include <iostream>
 
+#include "compiler/aten/torch_environment.h"
 #include "harness/bisect/bisect.h"
 #include "harness/bisect/bisect_report.h"
 #include "harness/cli/cli.h"
@@ -42,7 +41,7 @@ std::function<int()> add_bisect_command(CLI::App& sub) {
     RunOptions opt;
     if (auto stop = args->run.resolve(model, opt)) return *stop;
     // Every check runs in a forked child: the parent stays single-threaded (sandbox.h).
-    at::set_num_threads(1);
+    use_one_aten_thread();
     BisectOptions bo;
     bo.run = opt;
     bo.backend = args->run.backends.empty() ? opt.backends.back() : args->run.backends.front();

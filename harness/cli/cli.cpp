@@ -1,13 +1,11 @@
 #include "harness/cli/cli.h"
 
-#include <ATen/ATen.h>
-#include <torch/version.h>
-
 #include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <vector>
 
+#include "compiler/aten/torch_environment.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/op_schema.h"
 #include "compiler/support/config_dir.h"
@@ -138,8 +136,8 @@ int cli_main(int argc, char** argv) {
                "no configs/ folder: see $GBCHECK_CONFIG_DIR).\n"
                "Docs: docs/cli.md, docs/model-format.md, docs/importing.md, docs/configs.md.",
                "gbcheck"};
-  app.set_version_flag("--version", std::string("gbcheck ") + kGbcheckVersion + " (LibTorch " + TORCH_VERSION +
-                                        ", CUDA " + (at::hasCUDA() ? "available" : "not available") + ")");
+  app.set_version_flag("--version", std::string("gbcheck ") + kGbcheckVersion + " (LibTorch " + torch_version() +
+                                        ", CUDA " + (torch_has_cuda() ? "available" : "not available") + ")");
   app.require_subcommand(1);
   std::function<int()> action;
   for (const auto& c : commands()) {

@@ -5,7 +5,6 @@
 // Exit codes: 0 a reduced model was written, 1 nothing to reduce (the model passes) or the check is
 // nondeterministic, 2 invalid model, config or usage, 4 configs/ missing. Tests:
 // tests/reduce/reducer_test.cpp (the library), tests/cli/config_flags_test.cpp (--reduce-config).
-#include <ATen/Parallel.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +12,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "compiler/aten/torch_environment.h"
 #include "compiler/support/trace.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/option_checks.h"
@@ -94,7 +94,7 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
     ReduceOptions opt;
     opt.config = load_reduce_config(args->reduce_config);
     // Candidates run in forked children: ATen must not have started worker threads (sandbox.h).
-    at::set_num_threads(1);
+    use_one_aten_thread();
     Model model = args->run.load();
     RunOptions run;
     if (auto stop = args->run.resolve(model, run)) return *stop;

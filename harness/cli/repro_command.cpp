@@ -2,10 +2,9 @@
 // reproduces a failing case without gbcheck (harness/repro/repro.h). Exit codes: 1 when the folder
 // reproduces a divergence, 0 when no case fails (nothing is written then).
 // Test: tests/repro/repro_test.cpp.
-#include <ATen/Parallel.h>
-
 #include <iostream>
 
+#include "compiler/aten/torch_environment.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/option_checks.h"
 #include "harness/cli/run_args.h"
@@ -41,7 +40,7 @@ std::function<int()> add_repro_command(CLI::App& sub) {
     Model model = args->run.load();
     RunOptions opt;
     if (auto stop = args->run.resolve(model, opt)) return *stop;
-    at::set_num_threads(1);  // runs fork (harness/sandbox/sandbox.h)
+    use_one_aten_thread();  // runs fork (harness/sandbox/sandbox.h)
     ReproOptions ro;
     ro.run = opt;
     ro.backend = opt.backends.front();

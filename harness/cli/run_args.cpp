@@ -1,13 +1,11 @@
 #include "harness/cli/run_args.h"
 
-#include <ATen/ATen.h>
-#include <torch/version.h>
-
 #include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <utility>
 
+#include "compiler/aten/torch_environment.h"
 #include "compiler/ir/op_schema.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/support/log.h"
@@ -247,9 +245,9 @@ std::optional<int> RunArgs::resolve(const Model& model, RunOptions& out) const {
               << out.backend_options.device << "\n  use --device cuda on a machine with an NVIDIA GPU, or the gbc backend\n";
     return kExitEnvironment;
   }
-  if (out.backend_options.device == "cuda" && !at::hasCUDA()) {
+  if (out.backend_options.device == "cuda" && !torch_has_cuda()) {
     std::cerr << (device.empty() ? model.check.loc_of("device").str() : std::string("command line"))
-              << ": error: device cuda requested, but this LibTorch (" << TORCH_VERSION
+              << ": error: device cuda requested, but this LibTorch (" << torch_version()
               << ") has no usable CUDA device\n"
                  "  run on a machine with an NVIDIA GPU and a CUDA build of LibTorch, or use --device cpu\n";
     return kExitEnvironment;

@@ -1,8 +1,9 @@
 #include "harness/fuzz/fuzz_config.h"
 
+#include <utility>
+
 #include "compiler/ir/config_keys.h"
 #include "compiler/ir/op_schema.h"
-#include "compiler/support/config_dir.h"
 
 namespace gbc {
 namespace {
@@ -133,17 +134,9 @@ const ConfigFormat<FuzzConfig>& fuzz_format() {
       [](ConfigRead& in, const FuzzConfig& c) {
         report_config_problems(in, "generator.", generator_config_problems(c.generator));
         report_config_problems(in, "campaign.", campaign_problems(c.campaign));
-      }};
+      },
+      "fuzz.yaml"};
   return format;
-}
-
-const FuzzConfig& defaults() {
-  static const FuzzConfig config = [] {
-    FuzzConfig c;
-    load_config_file(config_file("fuzz.yaml"), fuzz_format(), true, c, c.locs);
-    return c;
-  }();
-  return config;
 }
 
 }  // namespace
@@ -158,12 +151,12 @@ void read_fuzz_config(const std::string& text, const std::string& path, bool com
 }
 
 FuzzConfig load_fuzz_config(const std::string& override_path) {
-  FuzzConfig config = defaults();
-  if (!override_path.empty()) load_config_file(override_path, fuzz_format(), false, config, config.locs);
-  return config;
+  LoadedConfig<FuzzConfig> loaded = load_config(fuzz_format(), override_path);
+  loaded.config.locs = std::move(loaded.locs);
+  return loaded.config;
 }
 
-GeneratorConfig default_generator_config() { return defaults().generator; }
+GeneratorConfig default_generator_config() { return shipped_config(fuzz_format()).config.generator; }
 
 std::string write_fuzz_config(const FuzzConfig& config) {
   std::string s = "# A whole fuzz config as gbcheck wrote it: every key (docs/configs.md).\ngenerator:\n";

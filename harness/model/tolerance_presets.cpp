@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "compiler/ir/config_keys.h"
-#include "compiler/support/config_dir.h"
 
 namespace gbc {
 namespace {
@@ -44,7 +43,8 @@ const ConfigFormat<TolerancePresets>& presets_format() {
         "configs/tolerances.yaml holds rtol and atol of every floating dtype (docs/configs.md); a "
         "--tolerances-config file may leave keys out; integers and bool always compare exactly",
         {},
-        [](ConfigRead& in, const TolerancePresets& c) { report_config_problems(in, "", preset_problems(c)); }};
+        [](ConfigRead& in, const TolerancePresets& c) { report_config_problems(in, "", preset_problems(c)); },
+        "tolerances.yaml"};
     for (DType dtype : all_dtypes())
       if (is_floating(dtype)) f.keys.push_back(dtype_key(dtype));
     return f;
@@ -52,33 +52,19 @@ const ConfigFormat<TolerancePresets>& presets_format() {
   return format;
 }
 
-const TolerancePresets& shipped() {
-  static const TolerancePresets presets = [] {
-    TolerancePresets c;
-    ConfigLocs locs;
-    load_config_file(config_file("tolerances.yaml"), presets_format(), true, c, locs);
-    return c;
-  }();
-  return presets;
-}
-
 }  // namespace
 
 void read_tolerance_presets(const std::string& text, const std::string& path, bool complete, TolerancePresets& presets) {
-  ConfigLocs locs;
-  read_config(text, path, presets_format(), complete, presets, locs);
+  read_config(text, path, presets_format(), complete, presets);
 }
 
 TolerancePresets load_tolerance_presets(const std::string& override_path) {
-  TolerancePresets presets = shipped();
-  ConfigLocs locs;
-  if (!override_path.empty()) load_config_file(override_path, presets_format(), false, presets, locs);
-  return presets;
+  return load_config(presets_format(), override_path).config;
 }
 
 Tolerance default_tolerance(DType dtype) {
   if (!is_floating(dtype)) return {0.0, 0.0};
-  return shipped().at(dtype);
+  return shipped_config(presets_format()).config.at(dtype);
 }
 
 }  // namespace gbc

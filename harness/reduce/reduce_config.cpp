@@ -4,7 +4,6 @@
 
 #include "compiler/ir/config_keys.h"
 #include "compiler/ir/op_schema.h"
-#include "compiler/support/config_dir.h"
 #include "harness/reduce/reducer.h"
 
 namespace gbc {
@@ -19,18 +18,9 @@ const ConfigFormat<ReduceConfig>& reduce_format() {
       {name_list_key("schedule", &R::schedule),
        map_key("values", &R::values, {integer_key("small_tensor", &V::small_tensor), integer_key("max_parts", &V::max_parts)}),
        integer_key("replay_cases", &R::replay_cases)},
-      [](ConfigRead& in, const R& c) { report_config_problems(in, "", reduce_config_problems(c)); }};
+      [](ConfigRead& in, const R& c) { report_config_problems(in, "", reduce_config_problems(c)); },
+      "reduce.yaml"};
   return format;
-}
-
-const ReduceConfig& defaults() {
-  static const ReduceConfig config = [] {
-    ReduceConfig c;
-    ConfigLocs locs;
-    load_config_file(config_file("reduce.yaml"), reduce_format(), true, c, locs);
-    return c;
-  }();
-  return config;
 }
 
 }  // namespace
@@ -59,15 +49,11 @@ std::vector<ConfigProblem> reduce_config_problems(const ReduceConfig& c) {
 }
 
 void read_reduce_config(const std::string& text, const std::string& path, bool complete, ReduceConfig& config) {
-  ConfigLocs locs;
-  read_config(text, path, reduce_format(), complete, config, locs);
+  read_config(text, path, reduce_format(), complete, config);
 }
 
 ReduceConfig load_reduce_config(const std::string& override_path) {
-  ReduceConfig config = defaults();
-  ConfigLocs locs;
-  if (!override_path.empty()) load_config_file(override_path, reduce_format(), false, config, locs);
-  return config;
+  return load_config(reduce_format(), override_path).config;
 }
 
 }  // namespace gbc

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "compiler/support/markup_escape.h"
+
 namespace gbc::html {
 namespace {
 
@@ -41,21 +43,7 @@ constexpr const char* kScript = R"JS(
 
 }  // namespace
 
-std::string escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string escape(const std::string& text) { return markup_escape(text, Markup::Html); }
 
 std::string page(const std::string& title, const std::vector<std::pair<std::string, std::string>>& nav,
                  const std::string& body) {

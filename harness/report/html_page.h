@@ -9,7 +9,7 @@
 
 namespace gbc::html {
 
-/// Escapes &, <, >, " and ' for text and attribute values.
+/// Escapes &, <, >, " and ' for text and attribute values (markup_escape's HTML mode).
 std::string escape(const std::string& text);
 /// A whole page: <title>, a navigation bar of (href, label) links, then `body` (already HTML).
 std::string page(const std::string& title, const std::vector<std::pair<std::string, std::string>>& nav,

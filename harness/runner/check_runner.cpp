@@ -12,6 +12,7 @@
 #include "compiler/support/trace.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/inputs/saved_cases.h"
+#include "harness/inputs/user_inputs.h"
 #include "harness/runner/case_run.h"
 #include "harness/runner/judge_plan.h"
 #include "harness/runner/prepare_path.h"
@@ -150,6 +151,13 @@ void save_case(const Model& model, const JudgePlan& plan, const RunOptions& opt,
 }
 
 }  // namespace
+
+RunOptions::RunOptions() = default;
+RunOptions::RunOptions(const RunOptions&) = default;
+RunOptions::RunOptions(RunOptions&&) noexcept = default;
+RunOptions& RunOptions::operator=(const RunOptions&) = default;
+RunOptions& RunOptions::operator=(RunOptions&&) noexcept = default;
+RunOptions::~RunOptions() = default;
 
 RunOptions run_options_from_model(const Model& model) {
   RunOptions o;

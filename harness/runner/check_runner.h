@@ -14,13 +14,23 @@
 
 #include "compiler/backends/backend.h"
 #include "harness/inputs/case_recipe.h"
-#include "harness/inputs/user_inputs.h"
 #include "harness/model/model.h"
 #include "harness/runner/check_report.h"
 
 namespace gbc {
 
+struct GivenCase;  // harness/inputs/user_inputs.h: its tensors are the only LibTorch type here
+
+/// Its special members are defined in check_runner.cpp, where GivenCase is complete, so that the
+/// command-line files that fill it compile without LibTorch's headers (cmake/torch_pch.cmake).
 struct RunOptions {
+  RunOptions();
+  RunOptions(const RunOptions&);
+  RunOptions(RunOptions&&) noexcept;
+  RunOptions& operator=(const RunOptions&);
+  RunOptions& operator=(RunOptions&&) noexcept;
+  ~RunOptions();
+
   std::vector<std::string> backends;  // resolved: command line over check.backends
   /// What the backends are compared with (--reference): "eager", or any backend's name (gbc vs
   /// ts-freeze, nnc vs gbc, ...).

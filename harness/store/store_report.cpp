@@ -6,26 +6,12 @@
 #include <set>
 #include <sstream>
 
+#include "compiler/support/markup_escape.h"
+
 namespace gbc {
 namespace {
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 forbids most control characters, even escaped.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += '?';
-        else out += c;
-    }
-  }
-  return out;
-}
+std::string xml_escape(const std::string& s) { return markup_escape(s, Markup::Xml); }
 
 const RunInfo* find_run(const StoreReport& r, const std::string& uid) {
   for (const auto& run : r.runs)

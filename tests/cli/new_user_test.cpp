@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "compiler/aten/torch_environment.h"
 #include "compiler/ir/op_schema.h"
 #include "harness/cli/tolerance_args.h"
 #include "harness/model/model_loader.h"
@@ -32,6 +33,17 @@ class NewUser : public ::testing::Test {
 
   testing::TempDir tmp_{"new-user-test"};
 };
+
+// A bug report starts with `gbcheck --version`: it names the LibTorch gbcheck runs on and whether
+// that LibTorch sees a GPU (compiler/aten/torch_environment.h, so the CLI needs no ATen header).
+TEST_F(NewUser, VersionNamesTheLibTorchAndWhetherItSeesAGpu) {
+  testing::CommandResult r = gbcheck("--version");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const std::string want =
+      "(LibTorch " + torch_version() + ", CUDA " + (torch_has_cuda() ? "available" : "not available") + ")";
+  EXPECT_TRUE(contains(r.output, want)) << r.output;
+  EXPECT_EQ(torch_version().substr(0, 1).find_first_of("0123456789"), 0u) << torch_version();
+}
 
 TEST_F(NewUser, AnUnknownChannelInGbcheckLogsIsRejectedAsOnTheCommandLine) {
   testing::CommandResult r = gbcheck("corpus/examples/mlp.yaml -n 1", "GBCHECK_LOGS=graph_breaks,recompile");

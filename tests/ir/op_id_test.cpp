@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "compiler/ir/graph.h"
 #include "compiler/ir/op_schema.h"
 
 namespace gbc {
@@ -32,6 +33,12 @@ TEST(OpIdTest, OtherWordsAreUnknownNotACrash) {
   EXPECT_EQ(op_id("Add"), OpId::Unknown);
   EXPECT_EQ(op_name(OpId::Unknown), "?");
   EXPECT_EQ(find_op_schema(op_name(OpId::Unknown)), nullptr);
+}
+
+TEST(OpIdTest, ADefaultOpIdIsUnknownNotARealOp) {
+  EXPECT_EQ(OpId{}, OpId::Unknown);
+  EXPECT_EQ(Node{}.op, OpId::Unknown);
+  EXPECT_EQ(find_op_schema(OpId{}), nullptr);
 }
 
 }  // namespace

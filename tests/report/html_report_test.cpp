@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "compiler/support/markup_escape.h"
 #include "compiler/support/trace.h"
 #include "harness/report/graph_svg.h"
 #include "harness/report/html_page.h"
@@ -40,6 +41,13 @@ TEST(HtmlPage, EscapesEveryCharacterThatCouldOpenMarkup) {
   EXPECT_NE(page.find("<title>a&lt;b</title>"), std::string::npos);
   EXPECT_NE(page.find("href=\"x.html?a=1&amp;b=2\""), std::string::npos);
   EXPECT_EQ(page.find("<nav>\""), std::string::npos);
+}
+
+TEST(MarkupEscape, XmlWritesApostropheAsEntityAndReplacesTheControlCharactersXmlForbids) {
+  const std::string text = std::string("it's <a> & \"b\"\n\t") + '\x01' + '\x1f' + "\r";
+  EXPECT_EQ(markup_escape(text, Markup::Xml), "it&apos;s &lt;a&gt; &amp; &quot;b&quot;\n\t??\r");
+  // HTML keeps control characters: a page shows them as text, and no parser rejects them.
+  EXPECT_EQ(markup_escape(text, Markup::Html), std::string("it&#39;s &lt;a&gt; &amp; &quot;b&quot;\n\t") + '\x01' + '\x1f' + "\r");
 }
 
 TEST(GraphSvg, LayersNodesBelowWhatTheyReadAndColoursThemByHowTheyRan) {

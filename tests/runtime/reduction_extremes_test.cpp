@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/fuzz/cpu_kernels.h"
+#include "harness/inputs/user_inputs.h"
 #include "tests/runtime/runtime_test_util.h"
 
 namespace gbc {
