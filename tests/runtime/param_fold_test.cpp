@@ -89,6 +89,23 @@ TEST(ParamSteps, EvalBatchNormParamWorkIsMarked) {
   EXPECT_EQ(plan.param_steps.results.size(), 2u);  // the conv's folded weight and bias (fold_conv_bn.h)
 }
 
+// Without fold_conv_bn the batch_norm stays after the conv: its [C, 1, 1] scale and shift are the
+// param-only work (the path of a batch_norm that follows anything but a conv).
+TEST(ParamSteps, WithoutFoldConvBnTheBatchNormsScaleAndShiftAreMarked) {
+  Model model = load(kConvBnRelu);
+  PlanOptions o;
+  o.disabled_passes = {"fold_conv_bn"};
+  KernelPlan plan = plan_kernels(model.graph, o);
+  EXPECT_EQ(folded_names(plan),
+            (std::vector<std::string>{"bn.var_eps", "bn.rstd", "bn.scale", "bn.mean_scaled", "bn.shift", "bn.scale_c",
+                                      "bn.shift_c"}));
+  std::vector<std::string> sources;
+  for (ValueId v : plan.param_steps.sources) sources.push_back(plan.graph.name_of(v));
+  std::sort(sources.begin(), sources.end());
+  EXPECT_EQ(sources, (std::vector<std::string>{"beta", "gamma", "mean", "var"}));
+  EXPECT_EQ(plan.param_steps.results.size(), 2u);  // the [C, 1, 1] scale and shift the main kernel reads
+}
+
 TEST(ParamSteps, NothingIsMarkedWhenFoldParamsIsDisabled) {
   Model model = load(kConvBnRelu);
   PlanOptions o;
