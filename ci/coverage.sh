@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # What the fuzzer reaches (issue 18): line coverage of compiler/ after a fuzz run, and the
 # op x dtype x layout x special-value combinations its graphs exercised.
-#   ci/coverage.sh [SECONDS]      default 600 (the issue's measurement); not part of ci/test.sh
+#   ci/coverage.sh [--backends LIST] [SECONDS]   SECONDS default 600 (the issue's measurement);
+#                                                 not part of ci/test.sh
 # Builds gbcheck and gbcheck-gen with compiler/ instrumented for gcov (-DGBCHECK_COVERAGE=ON:
 # --coverage there only, the rest as in build/ and from ccache) in build-coverage/, runs
-# `gbcheck fuzz --seed 18000 --jobs 2` for SECONDS from zeroed counters, then prints the line
+# `gbcheck fuzz --seed 18000 --jobs 2 --backends LIST` for SECONDS from zeroed counters (LIST
+# default gbc,gbc-interp: compiler/kernel/interpreter.cpp runs only under gbc-interp), then prints the line
 # coverage of each folder of compiler/ (gcovr, installed from Debian when missing) and writes
 # build-coverage/report/: gcovr.txt (per file), folders.txt, combos.txt (gbcheck-gen
 # --coverage-report over the graphs the run checked). The fuzz workers and the sandbox's children
@@ -14,7 +16,17 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 source ci/lib/setup.sh
-seconds=${1:-600}
+backends=gbc,gbc-interp
+seconds=600
+while [ $# -gt 0 ]; do
+  case $1 in
+    --backends) [ $# -ge 2 ] || { echo "coverage: --backends needs a list, e.g. gbc,gbc-interp" >&2; exit 2; }
+      backends=$2; shift 2 ;;
+    --backends=*) backends=${1#--backends=}; shift ;;
+    *[!0-9]* | '') echo "coverage: usage: ci/coverage.sh [--backends LIST] [SECONDS]; got '$1'" >&2; exit 2 ;;
+    *) seconds=$1; shift ;;
+  esac
+done
 jobs=${GBCHECK_COVERAGE_JOBS:-2}
 
 gbcheck_install_deps
@@ -40,9 +52,9 @@ find "$build" -name '*.gcda' -delete
 rm -rf "$report"
 mkdir -p "$report"
 seed=18000
-echo "coverage: fuzzing for ${seconds}s (seed $seed, $jobs jobs)" >&2
+echo "coverage: fuzzing for ${seconds}s (seed $seed, $jobs jobs, backends $backends)" >&2
 if ! "$build/bin/gbcheck" fuzz --out "$report/fuzz" --time "${seconds}s" --seed "$seed" --jobs "$jobs" \
-  --reduce-checks 0 --quiet; then
+  --backends "$backends" --reduce-checks 0 --quiet; then
   echo "coverage: gbcheck fuzz failed" >&2
   exit 3
 fi
@@ -68,7 +80,7 @@ total = [sum(v[0] for v in by.values()), sum(v[1] for v in by.values())]
 for folder, (c, t) in sorted(by.items()) + [("compiler (all)", tuple(total))]:
     print(f"{folder:24s} {c:6d} / {t:6d} lines  {100.0 * c / max(t, 1):5.1f}%")
 PY
-echo "fuzz: $graphs graphs checked in ${seconds}s"
+echo "fuzz: $graphs graphs checked in ${seconds}s on $backends"
 cat "$report/folders.txt"
 head -4 "$report/combos.txt"
 echo "details: $report/gcovr.txt (per file), $report/combos.txt (per combination)"
