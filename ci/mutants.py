@@ -20,8 +20,8 @@ CUDA generator and --inject-fault's code are left out. A mutant is
   survived    otherwise (listed: each one is a blind spot, or an equivalent mutant to confirm).
 A mutant the detector does not kill (survived or equivalent) is then rebuilt in an AddressSanitizer
 build (BUILD-asan, configured with -DGBCHECK_SANITIZE=address: ASan and libstdc++'s bounds checks
-in compiler/ only) and the corpus step rerun there: an ASan report is a kill (memory errors inside
-gbc change no output; --no-asan skips the stage, and it is skipped when BUILD-asan is not configured).
+in the three folders) and the corpus step rerun there: a memory error it finds is a kill (memory
+errors inside gbc change no output; --no-asan skips the stage, as does a BUILD-asan not configured).
 Prints the kill rate by folder. Restores every file it touches, also when interrupted.
 Documented in docs/fuzzing.md ("Mutation testing"). Not part of ci/test.sh: it takes hours in full.
 Usage: ci/mutants.sh [--sample N] [--seed S] [--ids ID...] [--minutes M] [--fuzz-cases C] [--json FILE] [--no-asan]
@@ -323,7 +323,7 @@ def asan_baseline(det, args):
 
 
 def asan_stage(args, det):
-    """A kill's reason when the mutant, rebuilt with ASan, makes a corpus check write a report."""
+    """A kill's reason when the mutant, rebuilt with ASan, fails a corpus check there (asan_corpus)."""
     code, _ = asan_build(args)
     if code != 0:
         return None  # it compiled in the normal build; an ASan-only compile failure is no finding
