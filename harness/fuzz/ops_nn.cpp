@@ -87,7 +87,9 @@ bool build_bmm(GraphBuilder& b, Need need) {
 bool build_add_matmul(GraphBuilder& b, Need need, OpId op) {
   const size_t rank = op == OpId::Addmm ? 2 : 3;
   if (b.config().max_rank < static_cast<int>(rank)) return false;
-  need.shape_ok = [&b, rank](const SymShape& s) { return s.size() == rank && b.fits_input(s.back()); };
+  need.shape_ok = [&b, rank](const SymShape& s) {  // the weight and bias take its dims
+    return s.size() == rank && std::all_of(s.begin(), s.end(), [&b](const DimExpr& d) { return b.fits_input(d); });
+  };
   need.make_shape = [&b, rank] { return b.random_shape(static_cast<int>(rank)); };
   auto a = b.obtain(need);
   if (!a) return false;
