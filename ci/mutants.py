@@ -18,9 +18,13 @@ CUDA generator and --inject-fault's code are left out. A mutant is
               detector never reaches; not counted; not applied to the interpreter, whose changes
               never show there),
   survived    otherwise (listed: each one is a blind spot, or an equivalent mutant to confirm).
+A mutant the detector does not kill (survived or equivalent) is then rebuilt in an AddressSanitizer
+build (BUILD-asan, configured with -DGBCHECK_SANITIZE=address: ASan and libstdc++'s bounds checks
+in the three folders) and the corpus step rerun there: a memory error it finds is a kill (memory
+errors inside gbc change no output; --no-asan skips the stage, as does a BUILD-asan not configured).
 Prints the kill rate by folder. Restores every file it touches, also when interrupted.
 Documented in docs/fuzzing.md ("Mutation testing"). Not part of ci/test.sh: it takes hours in full.
-Usage: ci/mutants.sh [--sample N] [--seed S] [--ids ID...] [--minutes M] [--fuzz-cases C] [--json FILE]
+Usage: ci/mutants.sh [--sample N] [--seed S] [--ids ID...] [--minutes M] [--fuzz-cases C] [--json FILE] [--no-asan]
 """
 import argparse
 import hashlib
@@ -240,6 +244,93 @@ def build(args):
     return run(["ninja", "-C", args.build, "-j", str(args.jobs), "gbcheck"], timeout=1800)
 
 
+# The AddressSanitizer stage: memory errors inside gbc (a read past a vector's end) change no
+# output, so only a sanitizer sees them.
+def asan_enabled(args):
+    return not args.no_asan and os.path.exists(os.path.join(args.asan_build, "build.ninja"))
+
+
+def asan_build(args):
+    return run(["ninja", "-C", args.asan_build, "-j", str(args.jobs), "gbcheck"], timeout=3600)
+
+
+def asan_reports(log_dir):
+    """The first line of each sanitizer report written under log_dir, with the first frame in gbc's code."""
+    found = []
+    for name in sorted(os.listdir(log_dir)) if os.path.isdir(log_dir) else []:
+        with open(os.path.join(log_dir, name), errors="replace") as f:
+            text = f.read()
+        error = next((l.strip() for l in text.splitlines() if "ERROR: AddressSanitizer" in l), None)
+        if error is None:
+            continue
+        frame = next((l.strip() for l in text.splitlines() if "/compiler/" in l and " in " in l), "")
+        found.append(re.sub(r"==\d+==", "", error) + ("; " + frame.split(" in ", 1)[1] if frame else ""))
+    return found
+
+
+def asan_corpus(det, args):
+    """The first corpus model whose check under the ASan build finds a memory error (None when none
+    does): a sanitizer report (to files, so those of the sandbox's children count too), a failed
+    libstdc++ bounds check (_GLIBCXX_ASSERTIONS: an abort, which gbcheck reports as `caught
+    SIGABRT`), or any other failure: the normal build passed the same check, so what differs is
+    the instrumentation's finding. A timeout is not one (ASan runs slower). No leak check
+    (LibTorch's static state); handle_segv and allocator_may_return_null as in ci/test.sh --sanitize."""
+    gbcheck = os.path.join(args.asan_build, "bin", "gbcheck")
+    log_dir = os.path.join(det.work, "asan")
+    shutil.rmtree(log_dir, ignore_errors=True)
+    os.makedirs(log_dir)
+    env = dict(det.env, ASAN_OPTIONS="log_path=%s/asan:detect_leaks=0:handle_abort=1:handle_segv=0:"
+               "allocator_may_return_null=1" % log_dir)
+    for m in det.models:
+        rc, out = run([gbcheck, m, "-q"] + [a for b in BACKENDS for a in ("-b", b)], timeout=3 * args.check_timeout, env=env)
+        reports = asan_reports(log_dir)
+        if reports:
+            return m + ": " + reports[0]
+        if rc not in (0, 124):
+            lines = out.splitlines()
+            why = next((l for l in lines if "caught SIG" in l), "").strip()
+            assertion = next((l for l in lines if "Assertion '" in l), None)
+            if assertion:  # libstdc++'s: "...[with _Tp = T; ...]: Assertion '__n < this->size()' failed."
+                element = re.search(r"_Tp = ([^;\]]+)", assertion)
+                why = (element.group(1) + ": " if element else "") + assertion[assertion.index("Assertion '"):].strip()
+            return m + " (exit %d under ASan)" % rc + (": " + why if why else "")
+    return None
+
+
+def asan_baseline(det, args):
+    """Whether the unmutated tree's corpus runs clean under ASan (cached per ASan gbcheck binary)."""
+    code, log = asan_build(args)
+    if code != 0:
+        print(log[-3000:])
+        print("mutants: the ASan build (%s) does not build; no ASan stage" % args.asan_build)
+        return False
+    key = file_hash(os.path.join(args.asan_build, "bin", "gbcheck"))
+    path = os.path.join(args.asan_build, "mutants-asan-baseline.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            cached = json.load(f)
+        if cached.get("key") == key:
+            return cached["clean"]
+    start = time.time()
+    report = asan_corpus(det, args)
+    if report:
+        print("mutants: ASan reports on the unmutated tree (%s); no ASan stage" % report)
+    else:
+        print(f"asan baseline: the corpus runs clean under ASan, {time.time() - start:.0f} s")
+    with open(path, "w") as f:
+        json.dump({"key": key, "clean": report is None, "report": report}, f, indent=1)
+    return report is None
+
+
+def asan_stage(args, det):
+    """A kill's reason when the mutant, rebuilt with ASan, fails a corpus check there (asan_corpus)."""
+    code, _ = asan_build(args)
+    if code != 0:
+        return None  # it compiled in the normal build; an ASan-only compile failure is no finding
+    report = asan_corpus(det, args)
+    return "asan: " + report if report else None
+
+
 def file_hash(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -308,6 +399,9 @@ def try_mutant(s, det, base, args):
     new = det.fuzz(generated, set(base["signatures"])) - set(base["signatures"])
     if new:
         return "killed", "fuzz: " + sorted(new)[0]
+    memory_error = asan_stage(args, det) if args.asan else None
+    if memory_error:
+        return "killed", memory_error
     if os.path.basename(s["file"]) not in UNFILTERED_FILES and digest(generated) == base["code"]:
         return "equivalent", "same generated code for the corpus and the fuzz budget"
     return "survived", ""
@@ -329,8 +423,11 @@ def main():
     ap.add_argument("--minutes", type=float, help="try no new mutant after this many minutes (the rest are reported as not run)")
     ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--list", action="store_true", help="print the sampled mutants and stop")
+    ap.add_argument("--asan-build", help="the AddressSanitizer build of the ASan stage (default: BUILD-asan)")
+    ap.add_argument("--no-asan", action="store_true", help="skip the ASan stage")
     args = ap.parse_args()
     args.cache_dir = args.cache_dir or os.path.join(args.build, "mutants-cache")
+    args.asan_build = args.asan_build or args.build.rstrip("/") + "-asan"
 
     all_sites = sites(args.folders)
     chosen = choose(all_sites, args)
@@ -351,6 +448,10 @@ def main():
     base = baseline(det, args)
     if base is None:
         return 4
+    args.asan = asan_enabled(args) and asan_baseline(det, args)
+    print("ASan stage: " + ("on, " + os.path.relpath(args.asan_build, ROOT) if args.asan else
+                            "off (configure it: cmake -S . -B build-asan -G Ninja -DGBCHECK_BUILD_TESTS=OFF "
+                            "-DGBCHECK_SANITIZE=address)"))
 
     results = []
     for i, s in enumerate(chosen):
@@ -375,6 +476,8 @@ def main():
         print(f"[{i + 1}/{len(chosen)}] {verdict:10s} {s['id']} [{s['kind']}] "
               f"{s['before'].strip()} -> {s['after'].strip()}  {why} ({s['seconds']} s)", flush=True)
     build(args)  # the unmutated tree again
+    if args.asan:
+        asan_build(args)
 
     print(f"\nkill rate by folder (killed / (killed + survived)), {time.time() - run_start:.0f} s in all:")
     for folder in args.folders:

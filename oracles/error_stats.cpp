@@ -53,6 +53,16 @@ std::string index_str(const std::vector<int64_t>& index) {
   return s + "]";
 }
 
+std::vector<int64_t> unravel_index(int64_t flat, const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> idx(sizes.size());
+  for (size_t i = sizes.size(); i-- > 0;) {
+    const int64_t s = sizes[i] > 0 ? sizes[i] : 1;
+    idx[i] = flat % s;
+    flat /= s;
+  }
+  return idx;
+}
+
 std::string ErrorStats::summary() const {
   if (shape_mismatch || dtype_mismatch) return mismatch_detail;
   std::string s = std::to_string(mismatched) + "/" + std::to_string(numel) + " elements differ";

@@ -60,6 +60,8 @@ ErrorStats compare_tensors(const at::Tensor& expected, const at::Tensor& actual,
 
 /// "[1, 7]".
 std::string index_str(const std::vector<int64_t>& index);
+/// The index of element `flat` of a contiguous tensor of these sizes.
+std::vector<int64_t> unravel_index(int64_t flat, const std::vector<int64_t>& sizes);
 /// A short number for reports: 3 significant digits, "nan", "inf".
 std::string fmt_num(double v);
 /// fmt_num rounded up in its last digit, for bounds that must pass when used as written

@@ -3,19 +3,6 @@
 #include <ATen/ATen.h>
 
 namespace gbc {
-namespace {
-
-std::vector<int64_t> unravel_index(int64_t flat, at::IntArrayRef sizes) {
-  std::vector<int64_t> idx(sizes.size());
-  for (size_t i = sizes.size(); i-- > 0;) {
-    const int64_t s = sizes[i] > 0 ? sizes[i] : 1;
-    idx[i] = flat % s;
-    flat /= s;
-  }
-  return idx;
-}
-
-}  // namespace
 
 Verdict nan_inf_oracle(const at::Tensor& expected, const at::Tensor& actual) {
   Verdict v;
@@ -48,7 +35,7 @@ Verdict nan_inf_oracle(const at::Tensor& expected, const at::Tensor& actual) {
   const at::Tensor ed = e.to(at::kDouble), ad = a.to(at::kDouble);
   v.stats.numel = e.numel();
   v.stats.mismatched = any_differ.sum().item<int64_t>();
-  v.stats.worst_index = unravel_index(first, expected.sizes());
+  v.stats.worst_index = unravel_index(first, expected.sizes().vec());
   v.stats.worst_expected = ed[first].item<double>();
   v.stats.worst_actual = ad[first].item<double>();
   v.why = "the NaN/Inf pattern differs: " + counts + "; first at " + index_str(v.stats.worst_index) + " (expected " +

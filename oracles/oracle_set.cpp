@@ -7,9 +7,9 @@
 namespace gbc {
 
 const std::vector<std::string>& known_oracle_names() {
-  static const std::vector<std::string> names = {oracle_name::kTolerance,   oracle_name::kFp64,  oracle_name::kNanInf,
-                                                 oracle_name::kDeterminism, oracle_name::kDrift, oracle_name::kDropout,
-                                                 oracle_name::kState};
+  static const std::vector<std::string> names = {
+      oracle_name::kTolerance, oracle_name::kFp64,    oracle_name::kNanInf, oracle_name::kSignedZero,
+      oracle_name::kDeterminism, oracle_name::kDrift, oracle_name::kDropout, oracle_name::kState};
   return names;
 }
 
@@ -20,6 +20,7 @@ OracleSet OracleSet::from_names(const std::vector<std::string>& names) {
   s.tolerance = has(oracle_name::kTolerance);
   s.fp64 = has(oracle_name::kFp64);
   s.nan_inf = has(oracle_name::kNanInf);
+  s.signed_zero = has(oracle_name::kSignedZero);
   s.determinism = has(oracle_name::kDeterminism);
   s.drift = has(oracle_name::kDrift);
   s.dropout = has(oracle_name::kDropout);
@@ -29,7 +30,7 @@ OracleSet OracleSet::from_names(const std::vector<std::string>& names) {
 
 std::vector<std::string> OracleSet::names() const {
   std::vector<std::string> out;
-  const bool on[] = {tolerance, fp64, nan_inf, determinism, drift, dropout, state};
+  const bool on[] = {tolerance, fp64, nan_inf, signed_zero, determinism, drift, dropout, state};
   for (size_t i = 0; i < known_oracle_names().size(); ++i)
     if (on[i]) out.push_back(known_oracle_names()[i]);
   return out;

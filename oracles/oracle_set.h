@@ -1,6 +1,7 @@
 // Which oracles judge a check (`check.oracle`): every oracle that applies when the list is empty,
 // else those listed. Whether one applies to a given output (fp64 and nan_inf only to floating
-// outputs, determinism only to compiled paths, drift only with check.iterations) is decided where
+// outputs, signed_zero only to outputs whose zero sign IEEE pins, determinism only to compiled
+// paths, drift only with check.iterations) is decided where
 // it runs; this is the user's selection. Reading and validating it from a model's check: section
 // is harness/runner/judge_plan.h's. Test: tests/oracles/stateful_oracles_test.cpp.
 #pragma once
@@ -15,6 +16,7 @@ struct OracleSet {
   bool tolerance = true;
   bool fp64 = true;
   bool nan_inf = true;
+  bool signed_zero = true;
   bool determinism = true;
   bool drift = true;
   bool dropout = true;

@@ -8,15 +8,16 @@
 #include "oracles/eager_outlier.h"
 #include "oracles/fp64_oracle.h"
 #include "oracles/nan_inf_oracle.h"
+#include "oracles/signed_zero_oracle.h"
 #include "oracles/tolerance_oracle.h"
 
 namespace gbc {
 
 const Verdict* Judgement::failing() const {
   // The most specific reason first: a NaN/Inf pattern, then fp64 (which has the last word on
-  // rounding), then the rest in order.
+  // rounding), then the rest in order; a zero's sign last, as the least a difference can be.
   auto rank = [](const Verdict& v) {
-    return v.oracle == oracle_name::kNanInf ? 0 : v.oracle == oracle_name::kFp64 ? 1 : 2;
+    return v.oracle == oracle_name::kNanInf ? 0 : v.oracle == oracle_name::kFp64 ? 1 : v.oracle == oracle_name::kSignedZero ? 3 : 2;
   };
   const Verdict* best = nullptr;
   for (const auto& v : verdicts)
@@ -35,6 +36,8 @@ Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, cons
   Judgement j;
   const bool floating = at::isFloatingType(eager.scalar_type());
   if (config.oracles.nan_inf && floating) j.verdicts.push_back(nan_inf_oracle(eager, compiled));
+  if (config.oracles.signed_zero && config.zero_sign_pinned && floating)
+    j.verdicts.push_back(signed_zero_oracle(eager, compiled));
 
   // Shapes and dtypes are not rounding: the fp64 reference cannot excuse them.
   const bool comparable = eager.sizes() == compiled.sizes() && eager.scalar_type() == compiled.scalar_type();

@@ -1,5 +1,6 @@
 // Judges one compared tensor (an output, or a graph input the model mutates) with the selected
-// numeric oracles, combined as torch._dynamo's same(..., fp64_ref=...): nan_inf first (exact),
+// numeric oracles, combined as torch._dynamo's same(..., fp64_ref=...): nan_inf and signed_zero
+// first (exact; signed_zero only where the config says IEEE pins the zero sign),
 // then tolerance; when the tolerance fails, fp64 decides whether the difference is rounding, and a
 // fp64 pass overrules the tolerance failure. A discrete difference (NaN/Inf pattern, integer or
 // bool elements) that the fp64 reference shows to be eager's own error (eager_outlier.h) overrules
@@ -26,6 +27,9 @@ struct JudgeConfig {
   bool equal_nan = true;
   ErrorStat stat;
   double fp64_multiplier = 2.0;
+  /// Whether IEEE 754 pins this tensor's zero sign (harness/runner/zero_sign_cone.h): the
+  /// signed_zero oracle runs only then.
+  bool zero_sign_pinned = false;
 };
 
 struct Judgement {

@@ -14,6 +14,7 @@ namespace oracle_name {
 constexpr const char* kTolerance = "tolerance";
 constexpr const char* kFp64 = "fp64";
 constexpr const char* kNanInf = "nan_inf";
+constexpr const char* kSignedZero = "signed_zero";
 constexpr const char* kDeterminism = "determinism";
 constexpr const char* kDrift = "drift";
 constexpr const char* kDropout = "dropout";

@@ -3,7 +3,10 @@
 // pow(x, 0)), the expressions a simplifier rewrites. Each rewrite is right for ordinary values
 // and wrong for some special one (x * 0 is NaN for Inf, x - x is NaN for Inf, x + 0 is not -0.0
 // for -0.0, x == x is false for NaN), so the operand often first gets NaN, +-Inf or -0.0 in some
-// elements (config.patterns.identity_special).
+// elements (config.patterns.identity_special). A signed zero's identity (x - (-0.0), x - 0.0,
+// -0.0 + x, 0.0 - x) is wrong only in the sign of a zero, which the signed_zero oracle judges only
+// where IEEE pins it (harness/runner/zero_sign_cone.h): its operand is a fresh input that gets
+// -0.0, so that the result's whole cone is exact.
 #include <cmath>
 #include <limits>
 #include <map>
@@ -32,20 +35,26 @@ bool takes_itself(OpId op) {
   return ops.count(op) != 0;
 }
 
-// x with some elements replaced by NaN, +-Inf or -0.0: where(x > c, x, special).
-std::optional<ValueId> with_special_values(GraphBuilder& b, ValueId x) {
+// x with some elements replaced by one of `specials`: where(x > c, x, special).
+std::optional<ValueId> with_special_values(GraphBuilder& b, ValueId x, const std::vector<double>& specials) {
   if (b.nodes_left() < 3 || !b.enabled(OpId::Where) || !b.enabled(OpId::Gt)) return x;
   Node cmp;
   cmp.op = OpId::Gt;
   cmp.args = {Arg::of(x), Arg::number(Scalar::from_float(b.pick_one(std::vector<double>{0.0, 0.5, -0.5})))};
   auto mask = b.add_node(std::move(cmp));
   if (!mask) return std::nullopt;
-  const double inf = std::numeric_limits<double>::infinity();
   Node w;
   w.op = OpId::Where;
-  w.args = {Arg::of(*mask), Arg::of(x),
-            Arg::number(Scalar::from_float(b.pick_one(std::vector<double>{std::nan(""), inf, -inf, -0.0})))};
+  w.args = {Arg::of(*mask), Arg::of(x), Arg::number(Scalar::from_float(b.pick_one(specials)))};
   return b.add_node(std::move(w));
+}
+
+// The operand of a signed zero's identity: a fresh floating input (a cone the signed_zero oracle
+// judges; an existing value is rarely one), else what obtain gives.
+std::optional<ValueId> signed_zero_operand(GraphBuilder& b, const Need& need) {
+  auto dtype = b.random_dtype([](DType d) { return is_floating(d); });
+  if (!dtype) return b.obtain(need, 3);
+  return b.new_input(*dtype, b.random_shape(), Domain::Any, false);
 }
 
 }  // namespace
@@ -64,12 +73,17 @@ bool build_identity(GraphBuilder& b, OpId op) {
     if (op == OpId::Remainder || op == OpId::Pow) return is_floating(d);
     return !(d == DType::Bool && op == OpId::Sub);
   };
-  auto x = b.obtain(need, 3);
+  // add and sub take only zeros as identity numbers (x +- a signed zero); their special-value draw
+  // comes before the operand, the other identities' after it as before (same graphs).
+  const bool signed_zero = !itself && (op == OpId::Add || op == OpId::Sub);
+  auto special = [&b] { return b.config().special_values > 0 && b.pattern(b.config().patterns.identity_special); };
+  const bool zero_special = signed_zero && special();
+  auto x = zero_special ? signed_zero_operand(b, need) : b.obtain(need, 3);
   if (!x) return false;
   const DType dtype = b.type(*x).dtype;
-  if (is_floating(dtype) && need.domain == Domain::Any && b.config().special_values > 0 &&
-      b.pattern(b.config().patterns.identity_special)) {
-    x = with_special_values(b, *x);
+  if (is_floating(dtype) && need.domain == Domain::Any && (signed_zero ? zero_special : special())) {
+    const double inf = std::numeric_limits<double>::infinity();
+    x = with_special_values(b, *x, signed_zero ? std::vector<double>{-0.0} : std::vector<double>{std::nan(""), inf, -inf, -0.0});
     if (!x) return false;
   }
   Node n;
@@ -83,7 +97,8 @@ bool build_identity(GraphBuilder& b, OpId op) {
                                                : Scalar::from_int(static_cast<int64_t>(v));
     if (dtype == DType::UInt8 && s.kind == ScalarKind::Int && s.i < 0) return false;  // -1 would wrap around
     n.args = {Arg::of(*x), Arg::number(s)};
-    if (op != OpId::Div && op != OpId::Pow && op != OpId::Sub && b.chance(0.3)) std::swap(n.args[0], n.args[1]);
+    // A zero first in a sub too: 0.0 - x is not -x for x = +0.0.
+    if (op != OpId::Div && op != OpId::Pow && b.chance(0.3)) std::swap(n.args[0], n.args[1]);
   }
   return b.add_node(std::move(n)).has_value();
 }

@@ -318,6 +318,7 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
     for (size_t o = 0; o < n_out; ++o) {
       JudgeConfig cfg = plan_.config;
       cfg.tol = plan_.output_tolerance(o, from_aten(eager.out[o].scalar_type()));
+      cfg.zero_sign_pinned = plan_.output_zero_sign_pinned[o];
       const bool random = plan_.output_random[o];
       std::function<at::Tensor()> ref;
       if (!random) ref = [&fp64_output, o] { return fp64_output(o); };

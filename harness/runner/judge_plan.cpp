@@ -4,6 +4,7 @@
 
 #include "compiler/ir/op_schema.h"
 #include "compiler/passes/effects.h"
+#include "harness/runner/zero_sign_cone.h"
 
 namespace gbc {
 namespace {
@@ -45,6 +46,7 @@ JudgePlan make_judge_plan(const Model& model) {
 
   std::set<ValueId> random, random_writes;
   taint_block(g, g.body, random, random_writes);
+  const std::set<ValueId> zero_sign_pinned = values_with_pinned_zero_sign(g);
   std::map<ValueId, const Node*> producer;
   for_each_node(g.body, [&](const Node& n) {
     for (ValueId o : n.outputs) producer[o] = &n;
@@ -58,6 +60,7 @@ JudgePlan make_judge_plan(const Model& model) {
     for (DType d : all_dtypes()) by_dtype.emplace(d, c.tolerance_for(d, g.name_of(o)));
     p.output_tol_by_dtype.push_back(std::move(by_dtype));
     p.output_random.push_back(random.count(o) != 0);
+    p.output_zero_sign_pinned.push_back(zero_sign_pinned.count(o) != 0);
     p.any_floating_output = p.any_floating_output || is_floating(t.dtype);
     std::optional<DropoutOutput> d;
     auto it = producer.find(o);

@@ -2,7 +2,8 @@
 // output's tolerance, which graph inputs the model may write into (their values after a run are
 // compared too), which values depend on a training-mode dropout's random mask (they cannot be
 // compared element by element unless the compiled path draws the same mask), the dropout nodes
-// whose results are outputs (judged statistically), and the feedback of check.iterations. The
+// whose results are outputs (judged statistically), which outputs' zero signs IEEE 754 pins (the
+// signed_zero oracle judges those), and the feedback of check.iterations. The
 // oracles' own settings (which oracles, the error statistic) come from the check: section here, so
 // that oracles/ knows nothing of models. Tests: tests/runner/check_runner_test.cpp,
 // tests/oracles/stateful_oracles_test.cpp.
@@ -38,6 +39,7 @@ struct JudgePlan {
   /// (`dtypes:` lists) gets outputs of other dtypes, judged by their own dtype's tolerance.
   std::vector<std::map<DType, Tolerance>> output_tol_by_dtype;
   std::vector<bool> output_random;                     // depends on a training-mode dropout's mask
+  std::vector<bool> output_zero_sign_pinned;           // IEEE pins its zeros' signs (zero_sign_cone.h)
   std::vector<std::optional<DropoutOutput>> dropout;   // outputs that are a dropout's result
   std::set<ValueId> capture;                           // values eager records (dropout inputs)
 

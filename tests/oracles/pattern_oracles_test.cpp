@@ -1,4 +1,4 @@
-// The NaN/Inf pattern oracle and the determinism oracle: exact, and symmetric.
+// The NaN/Inf pattern oracle, the signed-zero oracle and the determinism oracle: exact, and symmetric.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -6,6 +6,8 @@
 
 #include "oracles/determinism_oracle.h"
 #include "oracles/nan_inf_oracle.h"
+#include "oracles/output_judge.h"
+#include "oracles/signed_zero_oracle.h"
 #include "oracles/tolerance_oracle.h"
 #include "tests/oracles/oracle_test_util.h"
 
@@ -78,6 +80,34 @@ RC_GTEST_PROP(DeterminismOracleProp, Symmetric, ()) {
   RC_ASSERT(ab.differing == ba.differing);
   RC_ASSERT(ab.first_index == ba.first_index);
   RC_ASSERT(determinism_oracle(a, b).pass == flips.empty());
+}
+
+TEST(SignedZeroOracleTest, ComparesTheSignWhereBothAreZero) {
+  at::Tensor e = at::tensor({0.0f, -0.0f, 1.0f, 0.0f});
+  EXPECT_TRUE(signed_zero_oracle(e, e.clone()).pass);
+  Verdict v = signed_zero_oracle(e, at::tensor({0.0f, 0.0f, 1.0f, 1e-30f}));
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.stats.mismatched, 1);  // a tiny value against a zero is the tolerance's to judge
+  EXPECT_EQ(v.stats.worst_index, std::vector<int64_t>{1});
+  EXPECT_NE(v.why.find("(expected -0, got 0)"), std::string::npos) << v.why;
+  EXPECT_TRUE(signed_zero_oracle(at::arange(3), at::arange(3)).pass);  // integers have no signed zero
+}
+
+// judge_tensor runs it only where IEEE pins the zero's sign (the judge plan says where), and a
+// NaN/Inf or value difference is reported before it.
+TEST(SignedZeroOracleTest, JudgesOnlyPinnedOutputs) {
+  at::Tensor e = at::tensor({-0.0f, 2.0f});
+  at::Tensor a = at::tensor({0.0f, 2.0f});
+  JudgeConfig cfg;
+  cfg.tol = {1.3e-6, 1e-5};
+  EXPECT_TRUE(judge_tensor(e, a, nullptr, cfg).pass());
+  cfg.zero_sign_pinned = true;
+  Judgement j = judge_tensor(e, a, nullptr, cfg);
+  ASSERT_FALSE(j.pass());
+  EXPECT_EQ(j.failing()->oracle, "signed_zero");
+  EXPECT_EQ(judge_tensor(e, at::tensor({0.0f, 3.0f}), nullptr, cfg).failing()->oracle, "tolerance");
+  cfg.oracles = OracleSet::from_names({"tolerance", "nan_inf"});
+  EXPECT_TRUE(judge_tensor(e, a, nullptr, cfg).pass());
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // its result in one way, and the report must name the oracle that catches it, shrink the case,
 // and give a --shrink path that replays the failure. Also per-output tolerances, the error statistic
 // and oracle selection, identical reseeding of random ops, eager's self-check (unusable reference),
-// the JSON report and the drift plot; and another backend as the reference (--reference).
+// the JSON report and the drift plot; another backend as the reference (--reference); and the sign
+// of zeros judged where IEEE pins it (a sub miscompiled into an add).
 #include "harness/runner/check_runner.h"
 
 #include <ATen/ATen.h>
@@ -21,6 +22,7 @@
 #include "harness/report/drift_plot.h"
 #include "harness/report/json_report.h"
 #include "harness/report/terminal_report.h"
+#include "tests/reduce/planted_backends.h"
 
 namespace gbc {
 namespace {
@@ -72,7 +74,7 @@ TEST(RunnerTest, GenuineAgreementPassesEveryOracle) {
   CheckReport r = run_check(m, options_for(m, nullptr));
   EXPECT_TRUE(r.pass());
   EXPECT_EQ(r.cases_judged, 6);
-  EXPECT_EQ(r.oracles.size(), 7u);
+  EXPECT_EQ(r.oracles.size(), 8u);
   EXPECT_EQ(r.backends[0].cases_run, 6);
 }
 
@@ -538,6 +540,57 @@ TEST(RunnerTest, BuiltInBackendsCompareWithEachOther) {
   EXPECT_TRUE(r.pass()) << r.backends[0].failures.size();
   EXPECT_EQ(r.reference, "gbc");
   EXPECT_EQ(r.cases_judged, 6);
+}
+
+// x - (-0.0) is x except at x = -0.0, where it is +0.0: a backend that runs the sub as an add (the
+// simplification x - (-0.0) -> x) differs from eager only in the sign of zeros. IEEE pins that
+// sign here, so the signed_zero oracle fails it; gbc computes it right.
+const char* kSignedZeroModel = R"(format: gbcheck/v1
+name: signed_zero
+dims: {N: [1, 16]}
+inputs:
+  x: {shape: [N], dtype: float32}
+graph:
+  - {id: y, op: sub, args: [x, -0.0]}
+outputs: [y]
+check:
+  cases: 8
+  special_values: 0.5
+)";
+
+TEST(RunnerTest, AZeroOfTheWrongSignFailsTheSignedZeroOracle) {
+  Model m = load_model_text(kSignedZeroModel, "signed_zero.yaml");
+  RunOptions planted = run_options_from_model(m);
+  planted.backends = {"planted"};
+  planted.extra_backends.push_back({"planted", "sub run as add",
+                                    [] { return std::make_unique<testing::MiscompilingBackend>("sub", "add"); }, true});
+  CheckReport r = run_check(m, planted);
+  ASSERT_FALSE(r.pass());
+  const OutputCheck& o = r.backends[0].failures.at(0).outputs.at(0);
+  EXPECT_EQ(o.oracle, "signed_zero");
+  EXPECT_NE(o.detail.find("(expected 0, got -0)"), std::string::npos) << o.detail;
+
+  RunOptions gbc = run_options_from_model(m);
+  gbc.backends = {"gbc"};
+  CheckReport g = run_check(m, gbc);
+  EXPECT_TRUE(g.pass()) << (g.pass() ? "" : g.backends[0].failures.at(0).outputs.at(0).detail);
+}
+
+// Every zero's sign flipped: caught on the sub, not judged on an amax of zeros (IEEE leaves the
+// sign of max(-0.0, +0.0) to the implementation).
+TEST(RunnerTest, TheSignOfZerosIsJudgedOnlyWhereIeeePinsIt) {
+  Fault flip_zeros = [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>&, int) {
+    out[0] = at::where(out[0].eq(0), out[0].neg(), out[0]);
+  };
+  Model sub = load_model_text(kSignedZeroModel, "signed_zero.yaml");
+  CheckReport r = run_check(sub, options_for(sub, flip_zeros));
+  ASSERT_FALSE(r.pass());
+  EXPECT_EQ(r.backends[0].failures.at(0).outputs.at(0).oracle, "signed_zero");
+  std::string zeros = kSumModel;
+  zeros.replace(zeros.find("  - {id: y, op: sum, args: [x], dim: 1}"), 39,
+                "  - {id: z, op: mul, args: [x, 0.0]}\n  - {id: y, op: amax, args: [z], dim: 1}");
+  Model amax = load_model_text(zeros, "zeros.yaml");
+  EXPECT_TRUE(run_check(amax, options_for(amax, flip_zeros)).pass());
 }
 
 }  // namespace
