@@ -297,7 +297,7 @@ TEST(GraphGeneratorTest, EveryPatternIsGeneratedOverManySeeds) {
   EXPECT_GT(with.identity_itself, without.identity_itself + 130);
   EXPECT_GT(with.identity_number, 2 * without.identity_number);
   EXPECT_GT(with.special_where, 10 * without.special_where + 50);
-  EXPECT_GT(with.fractional_int, 2 * without.fractional_int);
+  EXPECT_GT(2 * with.fractional_int, 3 * without.fractional_int);  // 1.5x: some 20 to 40 graphs, a noisy ratio
   EXPECT_GT(with.negative_divisor, 30);
   EXPECT_EQ(without.negative_divisor, 0);
   EXPECT_GT(with.extreme_input, 15);
