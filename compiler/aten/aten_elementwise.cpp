@@ -19,6 +19,8 @@
 #include <ATen/ops/ge.h>
 #include <ATen/ops/gelu.h>
 #include <ATen/ops/gt.h>
+#include <ATen/ops/hardsigmoid.h>
+#include <ATen/ops/hardswish.h>
 #include <ATen/ops/le.h>
 #include <ATen/ops/log.h>
 #include <ATen/ops/log1p.h>
@@ -75,6 +77,8 @@ const std::map<OpId, UnaryFn>& unary_table() {
       {OpId::Sigmoid, [](const at::Tensor& x) { return at::sigmoid(x); }},
       {OpId::Relu, [](const at::Tensor& x) { return at::relu(x); }},
       {OpId::Silu, [](const at::Tensor& x) { return at::silu(x); }},
+      {OpId::Hardswish, [](const at::Tensor& x) { return at::hardswish(x); }},
+      {OpId::Hardsigmoid, [](const at::Tensor& x) { return at::hardsigmoid(x); }},
       {OpId::Erf, [](const at::Tensor& x) { return at::erf(x); }},
       {OpId::Reciprocal, [](const at::Tensor& x) { return at::reciprocal(x); }},
       {OpId::Floor, [](const at::Tensor& x) { return at::floor(x); }},

@@ -1,11 +1,16 @@
-// Neural-network ops on ATen: normalizations, the extern ops (matmul linear bmm conv2d pools), dropout
+// Neural-network ops on ATen: normalizations, the extern ops (matmul linear bmm addmm baddbmm conv2d pools
+// embedding), dropout
 // and the custom kernels. Each is the ATen call torch.nn.functional makes, with its defaults
 // (cudnn enabled for layer_norm and batch_norm, as torch.backends.cudnn.enabled is by default).
+#include <ATen/ops/adaptive_avg_pool2d.h>
+#include <ATen/ops/addmm.h>
 #include <ATen/ops/avg_pool2d.h>
+#include <ATen/ops/baddbmm.h>
 #include <ATen/ops/batch_norm.h>
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/conv2d.h>
 #include <ATen/ops/dropout.h>
+#include <ATen/ops/embedding.h>
 #include <ATen/ops/layer_norm.h>
 #include <ATen/ops/linear.h>
 #include <ATen/ops/log_softmax.h>
@@ -13,6 +18,7 @@
 #include <ATen/ops/max_pool2d.h>
 #include <ATen/ops/softmax.h>
 
+#include "compiler/aten/aten_convert.h"
 #include "compiler/aten/aten_ops_internal.h"
 #include "compiler/aten/custom_kernels.h"
 #include "compiler/ir/op_schema.h"
@@ -57,6 +63,18 @@ at::Tensor extern_op(const OpCall& c) {
   if (op == OpId::Matmul) return at::matmul(c.tensor(0), c.tensor(1));
   if (op == OpId::Bmm) return at::bmm(c.tensor(0), c.tensor(1));
   if (op == OpId::Linear) return at::linear(c.tensor(0), c.tensor(1), optional_arg(c, 2));
+  if (op == OpId::Addmm || op == OpId::Baddbmm) {
+    const at::Scalar beta = to_aten(c.node.attr_scalar("beta").value_or(Scalar::from_int(1)));
+    const at::Scalar alpha = to_aten(c.node.attr_scalar("alpha").value_or(Scalar::from_int(1)));
+    if (op == OpId::Addmm) return at::addmm(c.tensor(0), c.tensor(1), c.tensor(2), beta, alpha);
+    return at::baddbmm(c.tensor(0), c.tensor(1), c.tensor(2), beta, alpha);
+  }
+  if (op == OpId::Embedding) return at::embedding(c.tensor(0), c.tensor(1), c.node.attr_int("padding_idx", -1));
+  if (op == OpId::AdaptiveAvgPool2d) {
+    std::vector<int64_t> size = pair_attr(c, "output_size", 1);
+    if (size.size() == 1) size.push_back(size[0]);  // ATen takes exactly two
+    return at::adaptive_avg_pool2d(c.tensor(0), size);
+  }
   if (op == OpId::Conv2d) {
     return at::conv2d(c.tensor(0), c.tensor(1), optional_arg(c, 2), pair_attr(c, "stride", 1),
                       pair_attr(c, "padding", 0), pair_attr(c, "dilation", 1), c.node.attr_int("groups", 1));

@@ -219,6 +219,9 @@ class Emitter {
         if (op == OpId::Gelu)
           return assign(indent, n, "torch.gelu(" + arg(0) + ", approximate=" +
                                        torchscript_string_literal(n.attr_string("approximate", "none")) + ")");
+        // Like F.hardswish, TorchScript reaches the two in torch._C._nn only.
+        if (op == OpId::Hardswish || op == OpId::Hardsigmoid)
+          return assign(indent, n, "torch._C._nn." + op_name(op) + "(" + arg(0) + ")");
         return assign(indent, n, "torch." + op_name(op) + "(" + arg(0) + ")");
       case OpClass::Binary: return assign(indent, n, binary(n));
       case OpClass::Where: {
@@ -503,12 +506,22 @@ class Emitter {
     if (op == OpId::Matmul || op == OpId::Bmm) return "torch." + op_name(op) + "(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ")";
     if (op == OpId::Linear)
       return "torch.linear(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ", " + optional_arg(n, 2) + ")";
+    if (op == OpId::Addmm || op == OpId::Baddbmm) {
+      auto factor = [&](const char* name) { return scalar_arg_literal(n.attr_scalar(name).value_or(Scalar::from_int(1))); };
+      return "torch." + op_name(op) + "(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ", " + operand(n.args[2]) +
+             ", beta=" + factor("beta") + ", alpha=" + factor("alpha") + ")";
+    }
+    if (op == OpId::Embedding)
+      return "torch.embedding(" + operand(n.args[0]) + ", " + operand(n.args[1]) + ", " +
+             std::to_string(n.attr_int("padding_idx", -1)) + ")";
     // conv2d and the pools: an int stride/padding/dilation applies to both spatial dims.
     auto pair = [&](const char* name, int64_t fallback) {
       auto v = n.attr_int_list(name).value_or(std::vector<int64_t>{fallback});
       if (v.size() == 1) v.push_back(v[0]);
       return int_list(v);
     };
+    if (op == OpId::AdaptiveAvgPool2d)
+      return "torch._C._nn.adaptive_avg_pool2d(" + operand(n.args[0]) + ", " + pair("output_size", 1) + ")";
     if (op == OpId::MaxPool2d || op == OpId::AvgPool2d) {
       const std::string stride = n.has_attr("stride") ? pair("stride", 1) : "[]";  // []: the kernel size
       std::string call = "torch." + op_name(op) + "(" + operand(n.args[0]) + ", " + pair("kernel_size", 1) + ", " + stride + ", " +

@@ -140,6 +140,14 @@ class Inferrer {
     return true;
   }
 
+  // Every operand a tensor, all of one floating dtype (matmul, conv2d, addmm: ATen's BLAS calls).
+  bool same_floating_operands() {
+    if (!check_arg_kinds()) return false;
+    for (size_t i = 0; i < n_.args.size(); ++i)
+      if (!require_floating(i) || !same_dtype(0, i)) return false;
+    return true;
+  }
+
   bool same_dtype(size_t i, size_t j) {
     if (tensor(i).dtype != tensor(j).dtype) {
       error("dtypes differ: " + arg_name(i) + " is " + std::string(dtype_name(tensor(i).dtype)) + ", " +
@@ -169,6 +177,9 @@ class Inferrer {
   std::optional<ValueType> matmul_like();
   std::optional<ValueType> conv2d();
   std::optional<ValueType> pool2d();
+  std::optional<ValueType> adaptive_pool2d();
+  std::optional<ValueType> add_matmul();
+  std::optional<ValueType> embedding();
   std::optional<ValueType> view();
   std::optional<ValueType> cat();
   std::optional<ValueType> full();
@@ -199,6 +210,9 @@ std::optional<ValueType> Inferrer::infer() {
     case OpClass::Extern:
       if (n_.op == OpId::Conv2d) return conv2d();
       if (n_.op == OpId::MaxPool2d || n_.op == OpId::AvgPool2d) return pool2d();
+      if (n_.op == OpId::AdaptiveAvgPool2d) return adaptive_pool2d();
+      if (n_.op == OpId::Addmm || n_.op == OpId::Baddbmm) return add_matmul();
+      if (n_.op == OpId::Embedding) return embedding();
       return matmul_like();
     case OpClass::View: return view();
     case OpClass::Cat: return cat();
@@ -223,7 +237,7 @@ std::optional<ValueType> Inferrer::unary() {
   const OpId op = n_.op;
   static const std::vector<OpId> to_float = {OpId::Exp, OpId::Log, OpId::Log1p,   OpId::Expm1, OpId::Sqrt, OpId::Rsqrt,
                                              OpId::Sin, OpId::Cos, OpId::Tanh,    OpId::Sigmoid, OpId::Erf, OpId::Reciprocal};
-  static const std::vector<OpId> float_only = {OpId::Gelu, OpId::Silu};
+  static const std::vector<OpId> float_only = {OpId::Gelu, OpId::Silu, OpId::Hardswish, OpId::Hardsigmoid};
   static const std::vector<OpId> no_bool = {OpId::Neg, OpId::Abs, OpId::Relu, OpId::Floor, OpId::Ceil, OpId::Round};
   if (op == OpId::LogicalNot) return ValueType::tensor(DType::Bool, x.shape);
   if (std::find(to_float.begin(), to_float.end(), op) != to_float.end())
@@ -381,9 +395,7 @@ std::optional<ValueType> Inferrer::normalization() {
 }
 
 std::optional<ValueType> Inferrer::matmul_like() {
-  if (!check_arg_kinds()) return std::nullopt;
-  for (size_t i = 0; i < n_.args.size(); ++i)
-    if (!require_floating(i) || !same_dtype(0, i)) return std::nullopt;
+  if (!same_floating_operands()) return std::nullopt;
   const SymShape& a = tensor(0).shape;
   const SymShape& b = tensor(1).shape;
   const std::string inner_hint = "the last dim of the first operand must equal the second-to-last dim of the second (" +
@@ -429,9 +441,7 @@ std::optional<ValueType> Inferrer::matmul_like() {
 }
 
 std::optional<ValueType> Inferrer::conv2d() {
-  if (!check_arg_kinds()) return std::nullopt;
-  for (size_t i = 0; i < n_.args.size(); ++i)
-    if (!require_floating(i) || !same_dtype(0, i)) return std::nullopt;
+  if (!same_floating_operands()) return std::nullopt;
   const SymShape& x = tensor(0).shape;
   const SymShape& w = tensor(1).shape;
   if (x.size() != 4 && x.size() != 3) return error("input must be [N, C, H, W] or [C, H, W], got " + shape_str(x));
@@ -513,6 +523,63 @@ std::optional<ValueType> Inferrer::pool2d() {
     out.push_back(o);
   }
   return ValueType::tensor(tensor(0).dtype, out);
+}
+
+// ATen's adaptive pooling: window i of n over a size s spans [floor(i*s/n), ceil((i+1)*s/n)), so
+// every window holds an input element whatever the sizes, and the output is output_size.
+std::optional<ValueType> Inferrer::adaptive_pool2d() {
+  if (!check_arg_kinds() || !require_floating(0)) return std::nullopt;
+  const SymShape& x = tensor(0).shape;
+  if (x.size() != 4 && x.size() != 3) return error("input must be [N, C, H, W] or [C, H, W], got " + shape_str(x));
+  std::vector<int64_t> size = n_.attr_int_list("output_size").value_or(std::vector<int64_t>{});
+  if (size.size() == 1) size.push_back(size[0]);
+  if (size.size() != 2 || size[0] < 0 || size[1] < 0) return error("output_size takes one size >= 0 or two");
+  for (size_t k = x.size() - 3; k < x.size(); ++k)  // ATen allows an empty batch only
+    if (g_.dims.min_of(x[k]) < 1) return error("C, H and W must be non-empty, got " + shape_str(x));
+  SymShape out(x.begin(), x.end() - 2);
+  out.push_back(size[0]);
+  out.push_back(size[1]);
+  return ValueType::tensor(tensor(0).dtype, out);
+}
+
+// addmm (2-d) and baddbmm (3-d): the product's shape, self broadcast to it (never widening it).
+std::optional<ValueType> Inferrer::add_matmul() {
+  if (!same_floating_operands()) return std::nullopt;
+  const SymShape& a = tensor(1).shape;
+  const SymShape& b = tensor(2).shape;
+  const size_t rank = n_.op == OpId::Addmm ? 2 : 3;
+  if (a.size() != rank || b.size() != rank)
+    return error("needs two " + std::to_string(rank) + "-d matrices, got " + shape_str(a) + " and " + shape_str(b));
+  if (rank == 3 && !dims_equal(a[0], b[0], "batch sizes differ", "both batches need the same dim 0")) return std::nullopt;
+  if (!dims_equal(a[rank - 1], b[rank - 2], "inner dimensions differ",
+                  "the last dim of the first matrix must equal the second-to-last dim of the second (" + shape_str(a) +
+                      " @ " + shape_str(b) + ")"))
+    return std::nullopt;
+  SymShape out(a.begin(), a.end() - 1);
+  out.push_back(b.back());
+  std::string conflict;
+  auto shape = broadcast_shapes(g_.dims, tensor(0).shape, out, &conflict);
+  bool fits = shape && shape->size() == out.size();
+  for (size_t k = 0; fits && k < out.size(); ++k) fits = g_.dims.equal((*shape)[k], out[k]) == Truth::Always;
+  if (!fits)
+    return error("self " + shape_str(tensor(0).shape) + " does not broadcast to the product's shape " + shape_str(out));
+  for (const char* k : {"beta", "alpha"})
+    if (auto v = n_.attr_scalar(k); v && v->kind == ScalarKind::Bool)
+      return error(std::string(k) + " must be a number, got a bool");
+  return ValueType::tensor(tensor(0).dtype, out);
+}
+
+// Rows of weight picked by indices: indices.shape + [dim], in weight's dtype.
+std::optional<ValueType> Inferrer::embedding() {
+  if (!check_arg_kinds()) return std::nullopt;
+  const ValueType& weight = tensor(0);
+  const ValueType& indices = tensor(1);
+  if (weight.shape.size() != 2) return error("weight must be [num_embeddings, embedding_dim], got " + shape_str(weight.shape));
+  if (indices.dtype != DType::Int64 && indices.dtype != DType::Int32)
+    return error("indices must be int64 or int32, got " + std::string(dtype_name(indices.dtype)));
+  SymShape out = indices.shape;
+  out.push_back(weight.shape[1]);
+  return ValueType::tensor(weight.dtype, out);
 }
 
 std::optional<ValueType> Inferrer::view() {

@@ -464,6 +464,12 @@ GBC_FN double gbc_gelu(double x) { return 0.5 * x * (1.0 + GBC_MATH(erf)(GBC_OPA
 
 GBC_FN float gbc_silu(float x) { return x / (1.0f + gbc_exp(-x)); }
 GBC_FN double gbc_silu(double x) { return x / (1.0 + GBC_MATH(exp)(GBC_OPAQUE(-x))); }
+/* hardsigmoid and hardswish in the order ATen's CPU kernels compute them (min(max(x + 3, 0), 6) / 6,
+ * and x times the clamp before the division), so float32 rounds the same; NaN propagates. */
+GBC_FN float gbc_hardsigmoid(float x) { return gbc_minimum(gbc_maximum(x + 3.0f, 0.0f), 6.0f) / 6.0f; }
+GBC_FN double gbc_hardsigmoid(double x) { return gbc_minimum(gbc_maximum(x + 3.0, 0.0), 6.0) / 6.0; }
+GBC_FN float gbc_hardswish(float x) { return x * gbc_minimum(gbc_maximum(x + 3.0f, 0.0f), 6.0f) / 6.0f; }
+GBC_FN double gbc_hardswish(double x) { return x * gbc_minimum(gbc_maximum(x + 3.0, 0.0), 6.0) / 6.0; }
 GBC_FN float gbc_gelu_tanh(float x) {
   return 0.5f * x * (1.0f + gbc_tanh(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
 }

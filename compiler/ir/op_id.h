@@ -14,7 +14,8 @@ namespace gbc {
 #define GBC_OP_IDS(X)                                                                                          \
   X(Neg, "neg") X(Abs, "abs") X(Exp, "exp") X(Log, "log") X(Log1p, "log1p") X(Expm1, "expm1") X(Sqrt, "sqrt")  \
   X(Rsqrt, "rsqrt") X(Sin, "sin") X(Cos, "cos") X(Tanh, "tanh") X(Sigmoid, "sigmoid") X(Relu, "relu")          \
-  X(Silu, "silu") X(Erf, "erf") X(Reciprocal, "reciprocal") X(Floor, "floor") X(Ceil, "ceil") X(Round, "round") \
+  X(Silu, "silu") X(Hardswish, "hardswish") X(Hardsigmoid, "hardsigmoid") X(Erf, "erf")                         \
+  X(Reciprocal, "reciprocal") X(Floor, "floor") X(Ceil, "ceil") X(Round, "round")                               \
   X(Sign, "sign") X(LogicalNot, "logical_not") X(Gelu, "gelu")                                                  \
   X(Add, "add") X(Sub, "sub") X(Mul, "mul") X(Div, "div") X(Pow, "pow") X(Maximum, "maximum")                   \
   X(Minimum, "minimum") X(Remainder, "remainder") X(Eq, "eq") X(Ne, "ne") X(Lt, "lt") X(Le, "le") X(Gt, "gt")   \
@@ -24,7 +25,8 @@ namespace gbc {
   X(Var, "var") X(Argmax, "argmax")                                                                             \
   X(Softmax, "softmax") X(LogSoftmax, "log_softmax") X(LayerNorm, "layer_norm") X(BatchNorm, "batch_norm")      \
   X(Matmul, "matmul") X(Linear, "linear") X(Bmm, "bmm") X(Conv2d, "conv2d") X(MaxPool2d, "max_pool2d")          \
-  X(AvgPool2d, "avg_pool2d") X(Generic, "aten")                                                                 \
+  X(AvgPool2d, "avg_pool2d") X(AdaptiveAvgPool2d, "adaptive_avg_pool2d") X(Addmm, "addmm")                      \
+  X(Baddbmm, "baddbmm") X(Embedding, "embedding") X(Generic, "aten")                                            \
   X(Reshape, "reshape") X(Permute, "permute") X(Transpose, "transpose") X(Expand, "expand")                     \
   X(Squeeze, "squeeze") X(Unsqueeze, "unsqueeze") X(Slice, "slice") X(Flatten, "flatten") X(Cat, "cat")         \
   X(Full, "full") X(Dropout, "dropout") X(Print, "print") X(Item, "item") X(If, "if") X(Nonzero, "nonzero")     \

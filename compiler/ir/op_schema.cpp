@@ -43,6 +43,13 @@ OpSchema op(std::string name, OpClass cls, int min_args, int max_args, ArgKind k
   return s;
 }
 
+// Most unary ops need no more than their name; the piecewise ones say what they compute.
+std::string unary_doc(const std::string& name) {
+  if (name == "hardswish") return "elementwise hardswish: x * min(max(x + 3, 0), 6) / 6";
+  if (name == "hardsigmoid") return "elementwise hardsigmoid: min(max(x + 3, 0), 6) / 6";
+  return "elementwise " + name;
+}
+
 std::vector<OpSchema> build_table() {
   std::vector<OpSchema> t;
   const auto T = ArgKind::Tensor;
@@ -53,8 +60,9 @@ std::vector<OpSchema> build_table() {
   };
 
   for (const char* u : {"neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
-                        "relu", "silu", "erf", "reciprocal", "floor", "ceil", "round", "sign", "logical_not"})
-    t.push_back(op(u, OpClass::Unary, 1, 1, T, {}, std::string(u) + "(self)", "elementwise " + std::string(u)));
+                        "relu", "silu", "hardswish", "hardsigmoid", "erf", "reciprocal", "floor", "ceil", "round", "sign",
+                        "logical_not"})
+    t.push_back(op(u, OpClass::Unary, 1, 1, T, {}, std::string(u) + "(self)", unary_doc(u)));
   t.push_back(op("gelu", OpClass::Unary, 1, 1, T, {choice("approximate", {"none", "tanh"}, "none")},
                  "gelu(self, approximate='none')", "elementwise GELU, exact (erf) or tanh approximation"));
 
@@ -120,6 +128,23 @@ std::vector<OpSchema> build_table() {
                   attr("divisor_override", AttrType::Int, std::nullopt, "the window's size when absent")},
                  "avg_pool2d(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)",
                  "2-d average pooling of [N, C, H, W] or [C, H, W]"));
+  t.push_back(op("adaptive_avg_pool2d", OpClass::Extern, 1, 1, T, {required("output_size", AttrType::Stride2)},
+                 "adaptive_avg_pool2d(self, output_size)",
+                 "2-d average pooling of [N, C, H, W] or [C, H, W] into output_size windows that cover the input"));
+  t.push_back(op("addmm", OpClass::Extern, 3, 3, T,
+                 {attr("beta", AttrType::Number, AttrValue(Scalar::from_int(1))),
+                  attr("alpha", AttrType::Number, AttrValue(Scalar::from_int(1)))},
+                 "addmm(self, mat1, mat2, beta=1, alpha=1)",
+                 "beta * self + alpha * (mat1 @ mat2) for 2-d mat1 and mat2; self broadcasts to the product's shape"));
+  t.push_back(op("baddbmm", OpClass::Extern, 3, 3, T,
+                 {attr("beta", AttrType::Number, AttrValue(Scalar::from_int(1))),
+                  attr("alpha", AttrType::Number, AttrValue(Scalar::from_int(1)))},
+                 "baddbmm(self, batch1, batch2, beta=1, alpha=1)",
+                 "beta * self + alpha * bmm(batch1, batch2) for 3-d batches; self broadcasts to the product's shape"));
+  t.push_back(op("embedding", OpClass::Extern, 2, 2, T,
+                 {attr("padding_idx", AttrType::Int, AttrValue(int64_t{-1}), "no effect on the forward pass")},
+                 "embedding(weight, indices, padding_idx=-1)",
+                 "rows of weight [num_embeddings, dim] picked by integer indices: indices.shape + [dim]"));
 
   t.push_back(op("aten", OpClass::Extern, 0, -1, T, {required("schema", AttrType::String)},
                  "aten(*tensors, schema, attrs={...})",

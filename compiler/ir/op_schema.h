@@ -22,7 +22,8 @@ enum class OpClass : uint8_t {
   Cast,           // to(dtype)
   Reduction,      // sum mean amax amin prod var logsumexp argmax
   Normalization,  // softmax log_softmax layer_norm batch_norm
-  Extern,         // matmul linear bmm conv2d max_pool2d avg_pool2d, generic aten ops: ATen calls inside compiled graphs
+  Extern,         // matmul linear bmm conv2d, the pools, addmm baddbmm embedding, generic aten ops: ATen calls
+                  // inside compiled graphs
   View,           // reshape permute transpose expand squeeze unsqueeze slice flatten
   Cat,
   Creation,       // full

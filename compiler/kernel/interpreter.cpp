@@ -415,6 +415,7 @@ void exec_observe(const Instr& in, Frame& f, int64_t n) {
   X(round, kNumeric) X(exp, kFloatType) X(log, kFloatType) X(log1p, kFloatType) X(expm1, kFloatType)         \
   X(sqrt, kFloatType) X(rsqrt, kFloatType) X(sin, kFloatType) X(cos, kFloatType) X(tanh, kFloatType)          \
   X(erf, kFloatType) X(sigmoid, kFloatType) X(reciprocal, kFloatType) X(silu, kFloatType) X(gelu, kFloatType) \
+  X(hardswish, kFloatType) X(hardsigmoid, kFloatType)                                                         \
   X(gelu_tanh, kFloatType) X(round_float16, kFloatType) X(round_bfloat16, kFloatType) X(logical_not, kAnyType)
 #define GBC_BINARY_OPS(X)                                                                                    \
   X(add, kAnyType) X(sub, kNumeric) X(mul, kAnyType) X(div, kFloatType) X(pow, kNumeric)                    \

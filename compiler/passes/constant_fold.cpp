@@ -159,6 +159,8 @@ std::optional<T> unary(const Node& n, T x) {
     if (op == OpId::Round) return gbc_round(x);
     if constexpr (std::is_floating_point_v<T>) {
       if (op == OpId::Reciprocal) return gbc_reciprocal(x);
+      if (op == OpId::Hardswish) return gbc_hardswish(x);
+      if (op == OpId::Hardsigmoid) return gbc_hardsigmoid(x);
       // sign(NaN) is 0 in LibTorch 1.13 and NaN in later versions.
       if (op == OpId::Sign) return std::isnan(x) ? std::nullopt : std::optional<T>(gbc_sign(x));
       return transcendental(n, x);

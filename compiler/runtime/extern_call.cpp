@@ -29,8 +29,10 @@ const at::Tensor* tensor_arg(const Node& node, const std::vector<RtValue>& env, 
 // max_pool2d of a float32 [N, C, H, W] input as ATen's CPU kernel computes it (cpu_max_pool in
 // MaxPoolKernel.cpp: windows clipped to the input, a value replaces the maximum when larger or
 // NaN), without the indices ATen computes and this graph never reads: the values are the same,
-// bit for bit, in a fifth of the time.
-c10::optional<at::Tensor> max_pool2d(const Node& node, const std::vector<RtValue>& env) {
+// bit for bit, in a fifth of the time. The output's size is the node's inferred shape (infer.cpp
+// has ATen's pooling_output_shape), bound to this call's dims, so the rule lives in one place.
+c10::optional<at::Tensor> max_pool2d(const Graph& graph, const Node& node, const std::vector<RtValue>& env,
+                                     const DimBindings& dims) {
   const at::Tensor* in = tensor_arg(node, env, 0);
   if (!in || in->dim() != 4 || !in->device().is_cpu() || in->scalar_type() != at::kFloat ||
       in->layout() != at::kStrided || in->requires_grad() || in->numel() == 0)
@@ -41,18 +43,13 @@ c10::optional<at::Tensor> max_pool2d(const Node& node, const std::vector<RtValue
   if (stride.empty()) stride = kernel;  // ATen's empty stride: the kernel size
   if (stride.size() == 1) stride.push_back(stride[0]);
   if (kernel.size() != 2 || stride.size() != 2 || padding.size() != 2 || dilation.size() != 2) return c10::nullopt;
-  const bool ceil_mode = node.attr_bool("ceil_mode", false);
+  const std::optional<std::vector<int64_t>> shape = eval_shape(graph.type(node.output()).shape, dims);
+  if (!shape || shape->size() != 4 || (*shape)[0] != in->size(0) || (*shape)[1] != in->size(1) || (*shape)[2] < 1 ||
+      (*shape)[3] < 1)
+    return c10::nullopt;  // ATen reports what does not fit
+  const int64_t out_size[2] = {(*shape)[2], (*shape)[3]};
   const at::Tensor x = in->contiguous();
   const int64_t planes = x.size(0) * x.size(1), height = x.size(2), width = x.size(3);
-  int64_t out_size[2];
-  for (int k = 0; k < 2; ++k) {  // pooling_output_shape
-    const int64_t extent = x.size(2 + k), span = dilation[k] * (kernel[k] - 1) + 1;
-    const int64_t room = extent + 2 * padding[k] - span + (ceil_mode ? stride[k] - 1 : 0);
-    if (room < 0) return c10::nullopt;  // ATen's error
-    int64_t o = room / stride[k] + 1;
-    if (ceil_mode && (o - 1) * stride[k] >= extent + padding[k]) --o;
-    out_size[k] = o;
-  }
   at::Tensor y = at::empty({x.size(0), x.size(1), out_size[0], out_size[1]}, x.options());
   // Each plane padded with -inf to every position a window reaches (a -inf never replaces the
   // maximum, which starts at -inf: this is ATen's clipping) and split by column into the `stride`
@@ -138,7 +135,7 @@ void ExternCalls::run(const Graph& graph, const Node& node, std::vector<RtValue>
           spatial_pair(node, "padding", 0).size() == 2 && spatial_pair(node, "dilation", 1).size() == 2)
         y = conv2d(node, *input, *weight, b);
     } else if (node.op == OpId::MaxPool2d) {
-      y = max_pool2d(node, env);
+      y = max_pool2d(graph, node, env, dims);
     }
   }
   if (!y) return run_node_on_aten(graph, node, env, dims, nullptr, device);

@@ -6,12 +6,17 @@ The small models are always written; --real adds the real models (torchvision's,
   conv_bn_relu.pt  a conv + batch_norm + relu net, traced          --input float32[1,3,16,16]
   scripted.pt      scripted: an if on a shape, a loop-free helper  --input float32[2,8]
   mlp.pt           a two-layer MLP, traced                          --input float32[4,16]
-  generic.pt       ops the format lacks (hardswish, cumsum)         --input float32[1,4,8,8]
+  generic.pt       ops the format lacks (softplus, cumsum)          --input float32[1,4,8,8]
   data_if.pt       scripted: a branch on the sign of a sum (data)  --input float32[3,5]
   pieces.pt        chunk, split, unbind, select, zeros, ones, relu6, hardtanh, contiguous, traced
                                                                     --input float32[2,6,4]
+  natives.pt       ATen ops that import as the format's own: hardswish, hardsigmoid, masked_fill,
+                   addmm (and one with beta = alpha = 1, which TorchScript runs as mm + add),
+                   baddbmm, embedding, adaptive_avg_pool2d to 2x3; and a masked_fill that does
+                   not (a float into an int64 tensor), traced
+                                                                    --input float32[2,4,6]
 
-  resnet18.pt, mobilenet_v2.pt, squeezenet1_0.pt, efficientnet_b0.pt, convnext_tiny.pt
+  resnet18.pt, mobilenet_v2.pt, mobilenet_v3_small.pt, squeezenet1_0.pt, efficientnet_b0.pt, convnext_tiny.pt
                    torchvision's, traced under no_grad              --input float32[1,3,64,64]
   vit.pt           torchvision's VisionTransformer: 2 layers, 64x64 --input float32[1,3,64,64]
   encoder_layer.pt nn.TransformerEncoderLayer(32, 4), batch first, traced under no_grad (the fused
@@ -74,7 +79,7 @@ class Generic(nn.Module):
 
     def forward(self, x):
         y = F.max_pool2d(self.conv(x), 2, ceil_mode=True)
-        return F.hardswish(y) + F.adaptive_avg_pool2d(y, 1) + torch.cumsum(y, dim=1)
+        return F.softplus(y) + F.adaptive_avg_pool2d(y, 1) + torch.cumsum(y, dim=1)
 
 
 class DataIf(nn.Module):
@@ -95,6 +100,25 @@ class Pieces(nn.Module):
         filled = torch.zeros(x.shape) + torch.ones(x.shape, dtype=torch.float64)  # sizes from x: not folded by the tracer
         return (F.relu6(a * 4.0 + b) * c.contiguous(), p.sum(dim=1) + q.sum(dim=1), first - second, last,
                 F.hardtanh(x, -0.5, 0.5) + filled)
+
+
+class Natives(nn.Module):
+    """What transformers and MobileNetV3 reach through ATen names of their own."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Embedding(16, 6)
+        self.weight = nn.Parameter(torch.randn(6, 6))
+        self.bias = nn.Parameter(torch.randn(6))
+
+    def forward(self, x):
+        tokens = (x.abs() * 10.0).long() % 16  # indices within the table, from the data
+        scores = self.table(tokens).sum(dim=2).masked_fill(x > 1.0, float("-inf")).softmax(dim=-1)
+        h = torch.addmm(self.bias, x.reshape(8, 6), self.weight, beta=0.5).reshape(2, 4, 6)
+        projected = torch.addmm(self.bias, x.reshape(8, 6), self.weight)  # TorchScript runs it as mm + add
+        attn = torch.baddbmm(h[:, :, :4], x, x.transpose(1, 2), beta=0.5, alpha=0.25)
+        truncated = tokens.masked_fill(x > 1.0, 2.5)  # the value becomes 2: where would promote (stays generic)
+        return F.hardswish(h) * F.hardsigmoid(scores), attn, F.adaptive_avg_pool2d(x, (2, 3)), truncated, projected
 
 
 def save(module, example, path, script=False, no_grad=True):
@@ -128,7 +152,7 @@ class VisionTransformer(nn.Module):
 def save_real_models(out):
     import torchvision.models as tvm
     image = torch.randn(1, 3, 64, 64)
-    for name in ["resnet18", "mobilenet_v2", "squeezenet1_0", "efficientnet_b0", "convnext_tiny"]:
+    for name in ["resnet18", "mobilenet_v2", "mobilenet_v3_small", "squeezenet1_0", "efficientnet_b0", "convnext_tiny"]:
         save(getattr(tvm, name)(), image, os.path.join(out, name + ".pt"))
     save(VisionTransformer(), image, os.path.join(out, "vit.pt"))
     tokens = torch.randn(2, 10, 32)
@@ -149,6 +173,7 @@ def main():
     save(Generic(), torch.randn(1, 4, 8, 8), os.path.join(out, "generic.pt"))
     save(DataIf(), None, os.path.join(out, "data_if.pt"), script=True)
     save(Pieces(), torch.randn(2, 6, 4), os.path.join(out, "pieces.pt"))
+    save(Natives(), torch.randn(2, 4, 6), os.path.join(out, "natives.pt"))
     if "--real" in sys.argv:
         save_real_models(out)
 

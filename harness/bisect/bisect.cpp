@@ -19,7 +19,7 @@ std::string common_flags(const BisectResult& r) {
   std::string s = " --seed " + std::to_string(r.seed);
   for (const auto& p : r.disabled_passes) s += " --disable-pass " + p;
   if (!r.fault.empty()) s += " --inject-fault " + r.fault;
-  return s;
+  return s + r.inputs_flags;
 }
 
 void fill_commands(BisectResult& r) {
@@ -47,6 +47,7 @@ BisectResult run_bisect(const Model& model, const BisectOptions& options) {
   r.target = options.backend;
   r.fault = options.run.backend_options.inject_fault;
   r.seed = model.check.seed;
+  r.inputs_flags = given_inputs_flags(options.run.given_input_paths, options.run.cases);
   r.disabled_passes = options.run.backend_options.disabled_passes;
   auto progress = [&](const std::string& line) {
     if (options.on_progress) options.on_progress(line);
@@ -73,7 +74,7 @@ BisectResult run_bisect(const Model& model, const BisectOptions& options) {
 
   progress("comparing node values of " + r.stage + " with eager");
   InputGenerator inputs(model, c10::Device(c10::DeviceType::CPU));
-  TestCase tc = inputs.make_case(std::max(r.failing_case, 0), options.run.shrink_path);
+  TestCase tc = inputs.run_case(std::max(r.failing_case, 0), options.run.cases, options.run.given_cases, options.run.shrink_path);
   r.nodes = compare_nodes(model, r.stage, tc, options.run.backend_options);
   fill_commands(r);
   return r;

@@ -36,6 +36,7 @@ struct BisectResult {
   std::string target;
   std::string fault;  // --inject-fault, "" when none
   uint64_t seed = 0;
+  std::string inputs_flags;  // " --inputs PATH... --cases N" when the run has the user's inputs
   std::vector<std::string> disabled_passes;  // by the user, kept in every check
   std::vector<StageProbe> ladder;            // the stages checked, in order
   std::string stage;                         // the first diverging one ("" : none diverges)

@@ -35,7 +35,7 @@ std::vector<BackendIntermediates> check_intermediates(const Model& model, const 
   const c10::Device device = opt.backend_options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
   InputGenerator gen(model, device);
   const int first = opt.only_case.value_or(0);
-  const int end = opt.only_case ? first + 1 : opt.cases;
+  const int end = opt.only_case ? first + 1 : opt.cases + static_cast<int>(opt.given_cases.size());
   for (const std::string& name : opt.backends) {
     BackendIntermediates r;
     r.backend = name;
@@ -45,7 +45,7 @@ std::vector<BackendIntermediates> check_intermediates(const Model& model, const 
       r.note = name + " shows only its outputs (gbc's ladder shows node values: decomp, gbc-interp, gbc)";
     } else {
       for (int k = first; k < end && !r.first; ++k) {
-        const TestCase tc = opt.only_case ? gen.make_case(k, opt.shrink_path) : gen.make_case(k);
+        const TestCase tc = gen.run_case(k, opt.cases, opt.given_cases, opt.only_case ? opt.shrink_path : ShrinkPath{});
         NodeComparison c = compare_nodes(model, name, tc, opt.backend_options);
         if (c.nodes_compared == 0 && !c.first) {
           r.note = c.note;

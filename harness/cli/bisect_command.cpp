@@ -23,6 +23,7 @@ std::function<int()> add_bisect_command(CLI::App& sub) {
   auto args = std::make_shared<Args>();
   RunArgsScope scope;
   scope.one_backend = true;
+  scope.given_inputs = true;
   scope.fullgraph = false;
   scope.reference = false;  // gbc's ladder is walked against eager
   args->run.add_to(sub, scope);

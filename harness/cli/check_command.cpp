@@ -38,9 +38,7 @@ std::string replay_prefix(const RunArgs& run, const Model& model, const RunOptio
   cmd += " --seed " + std::to_string(model.check.seed);
   if (!opt.backend_options.inject_fault.empty()) cmd += " --inject-fault " + opt.backend_options.inject_fault;
   // The given cases' indices follow the generated ones: replaying one needs both.
-  for (const auto& path : opt.given_input_paths) cmd += " --inputs " + path;
-  if (!opt.given_input_paths.empty()) cmd += " --cases " + std::to_string(opt.cases);
-  return cmd;
+  return cmd + given_inputs_flags(opt.given_input_paths, opt.cases);
 }
 
 nlohmann::json report_json(const CheckReport& report) {
@@ -62,7 +60,7 @@ std::function<int()> add_check_command(CLI::App& sub) {
   };
   auto args = std::make_shared<Args>();
   RunArgsScope scope;
-  scope.given_inputs = true;
+  scope.given_inputs = scope.save_cases = true;
   args->run.add_to(sub, scope);
   sub.add_option("--json", args->json_path, "also write the full report as JSON (schema: docs/json-report.md)")
       ->check(writable_file());

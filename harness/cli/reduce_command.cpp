@@ -72,6 +72,7 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
   auto args = std::make_shared<Args>();
   RunArgsScope scope;  // one failure, from a case as drawn
   scope.one_backend = true;
+  scope.given_inputs = true;
   scope.shrink = false;
   args->run.add_to(sub, scope);
   sub.add_option("--out,-o", args->out_dir, "where to write model.yaml, inputs.json and summary.json (default: MODEL.reduced/)")
@@ -100,6 +101,8 @@ std::function<int()> add_reduce_command(CLI::App& sub) {
     if (auto stop = args->run.resolve(model, run)) return *stop;
     model.check.backends = run.backends;
     if (run.cases > 0) model.check.cases = run.cases;
+    opt.given_cases = run.given_cases;
+    opt.generated_cases = run.cases;
 
     opt.backend = args->run.backends.empty() ? "" : args->run.backends[0];
     opt.reference = run.reference;

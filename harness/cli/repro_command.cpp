@@ -22,6 +22,7 @@ std::function<int()> add_repro_command(CLI::App& sub) {
   auto args = std::make_shared<Args>();
   RunArgsScope scope;
   scope.one_backend = true;
+  scope.given_inputs = true;
   scope.fullgraph = false;
   scope.reference = false;  // repro.py and repro.cpp compare with eager
   args->run.add_to(sub, scope);

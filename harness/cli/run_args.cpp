@@ -57,11 +57,12 @@ void RunArgs::add_to(CLI::App& app, const RunArgsScope& scope) {
                    std::string("number of input cases (overrides check.cases)") +
                        (scope.given_inputs ? "; 0 with --inputs checks only the given inputs" : ""))
         ->check(whole_number(scope.given_inputs ? 0 : 1, kMaxCount));
-  if (scope.given_inputs) {
+  if (scope.given_inputs)
     app.add_option("--inputs", given_inputs,
-                   "also check on these exact input values: a torch.save file of a tuple, list or dict of tensors, "
-                   "a folder with manifest.json (repro, --save-inputs) or inputs.json (reduce), or a folder of "
-                   "case-K folders; repeatable (docs/importing.md)");
+                   "also run on these exact input values, as cases after the generated ones: a torch.save file of a "
+                   "tuple, list or dict of tensors, a folder with manifest.json (repro, --save-inputs) or inputs.json "
+                   "(reduce), or a folder of case-K folders; repeatable (docs/importing.md)");
+  if (scope.save_cases) {
     app.add_option("--save-inputs", save_inputs, "keep every case's inputs in DIR/case-K (raw tensor files, --inputs reads them)")
         ->check(writable_folder());
     app.add_option("--save-outputs", save_outputs,

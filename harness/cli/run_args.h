@@ -1,5 +1,6 @@
 // Options shared by every command that loads a model and runs backends (check, explain, bench,
-// reduce, bisect, repro): which backends, cases, seed, device, compiler switches, logging.
+// reduce, bisect, repro): which backends, cases, seed, the user's inputs, device, compiler
+// switches, logging.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -23,7 +24,8 @@ struct RunArgsScope {
   bool fullgraph = true;
   bool tolerances = true;    // --rtol, --atol, --error-stat (not bench, explain: nothing is judged)
   bool reference = true;     // --reference (not bench, explain, bisect: nothing is compared)
-  bool given_inputs = false; // --inputs, --save-inputs, --save-outputs (check)
+  bool given_inputs = false; // --inputs (check, reduce, repro, bisect: every command that runs a case)
+  bool save_cases = false;   // --save-inputs, --save-outputs (check)
 };
 
 /// Starts the trace: into dir when given, else into $GBCHECK_TRACE_DIR when set. Returns false after

@@ -14,7 +14,7 @@ bool cpu_kernel_exists(OpId op, DType dtype) {
       OpId::Erf,    OpId::Floor,     OpId::Ceil,       OpId::Round,     OpId::Gelu,       OpId::Clamp,
       OpId::Prod,   OpId::Logsumexp, OpId::Softmax,    OpId::LogSoftmax, OpId::LayerNorm, OpId::BatchNorm,
       OpId::Matmul, OpId::Linear,    OpId::Bmm,        OpId::Conv2d,    OpId::Dropout,    OpId::MaxPool2d,
-      OpId::AvgPool2d};
+      OpId::AvgPool2d, OpId::Hardswish, OpId::Hardsigmoid, OpId::AdaptiveAvgPool2d, OpId::Addmm, OpId::Baddbmm};
   if (dtype == DType::Float16) return no_float16.count(op) == 0;
   if (dtype == DType::BFloat16) return op != OpId::Prod && op != OpId::MaxPool2d && op != OpId::AvgPool2d;
   return true;

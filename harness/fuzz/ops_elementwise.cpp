@@ -90,7 +90,8 @@ bool build_unary(GraphBuilder& b, OpId op) {
   need.allow_empty = true;
   need.domain = unary_domain(op);
   need.dtype_ok = [&](DType d) {
-    if ((op == OpId::Gelu || op == OpId::Silu) && !is_floating(d)) return false;
+    if ((op == OpId::Gelu || op == OpId::Silu || op == OpId::Hardswish || op == OpId::Hardsigmoid) && !is_floating(d))
+      return false;
     if (no_bool.count(op) && d == DType::Bool) return false;
     return b.kernel_exists(op, d);
   };

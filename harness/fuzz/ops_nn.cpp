@@ -1,5 +1,6 @@
-// Builders for the ops a compiler calls out to (matmul, linear, bmm, conv2d: weights with
-// matching inner dims and kernels that fit; the pools: windows that fit), dropout, and the custom kernels.
+// Builders for the ops a compiler calls out to (matmul, linear, bmm, addmm, baddbmm, conv2d: weights
+// with matching inner dims and kernels that fit; the pools: windows that fit; embedding: indices
+// within its table), dropout, and the custom kernels.
 #include <algorithm>
 
 #include "compiler/ir/custom_ops.h"
@@ -81,6 +82,51 @@ bool build_bmm(GraphBuilder& b, Need need) {
   return b.add_node(std::move(n)).has_value();
 }
 
+// addmm and baddbmm: the product of the obtained matrix (batch) and a weight, plus a bias that
+// broadcasts to it (a row, or the whole shape), with beta and alpha now and then.
+bool build_add_matmul(GraphBuilder& b, Need need, OpId op) {
+  const size_t rank = op == OpId::Addmm ? 2 : 3;
+  if (b.config().max_rank < static_cast<int>(rank)) return false;
+  need.shape_ok = [&b, rank](const SymShape& s) {  // the weight and bias take its dims
+    return s.size() == rank && std::all_of(s.begin(), s.end(), [&b](const DimExpr& d) { return b.fits_input(d); });
+  };
+  need.make_shape = [&b, rank] { return b.random_shape(static_cast<int>(rank)); };
+  auto a = b.obtain(need);
+  if (!a) return false;
+  const ValueType t = b.type(*a);
+  SymShape product(t.shape.begin(), t.shape.end() - 1), weight(t.shape.begin(), t.shape.end() - 2);
+  const DimExpr out = feature_dim(b);
+  product.push_back(out);
+  weight.push_back(t.shape.back());
+  weight.push_back(out);
+  const SymShape bias = b.chance(0.5) ? SymShape{out} : product;
+  Node n;
+  n.op = op;
+  n.args = {Arg::of(weight_tensor(b, t.dtype, bias)), Arg::of(*a), Arg::of(weight_tensor(b, t.dtype, weight))};
+  if (b.chance(0.3)) n.attrs["beta"] = Scalar::from_float(0.5);
+  if (b.chance(0.3)) n.attrs["alpha"] = Scalar::from_int(2);
+  return b.add_node(std::move(n)).has_value();
+}
+
+// Rows of a [rows, dim] table picked by integer indices drawn within it.
+bool build_embedding(GraphBuilder& b, Need need) {
+  auto index_dtype = b.random_dtype([&b](DType d) { return (d == DType::Int64 || d == DType::Int32) && b.configured(d); });
+  auto dtype = b.random_dtype(need.dtype_ok);
+  if (!index_dtype || !dtype || b.config().max_rank < 2) return false;
+  const int64_t rows = b.uniform_int(1, std::min<int64_t>(8, b.config().max_dim_size));
+  ValueDist within;
+  within.kind = ValueDist::Kind::Int;
+  within.a = 0;
+  within.b = static_cast<double>(rows - 1);
+  within.explicit_in_model = true;
+  const ValueId indices = b.new_input(*index_dtype, b.random_shape(std::min(b.random_rank(0), b.config().max_rank - 1)), within, false);
+  Node n;
+  n.op = OpId::Embedding;
+  n.args = {Arg::of(weight_tensor(b, *dtype, {rows, feature_dim(b)})), Arg::of(indices)};
+  if (b.chance(0.3)) n.attrs["padding_idx"] = b.uniform_int(0, rows - 1);
+  return b.add_node(std::move(n)).has_value();
+}
+
 bool build_conv2d(GraphBuilder& b, Need need) {
   if (b.config().max_rank < 4) return false;  // the weight is [out, in / groups, kH, kW]
   need.shape_ok = [&b](const SymShape& s) { return (s.size() == 3 || s.size() == 4) && b.fits_input(s[s.size() - 3]); };
@@ -151,6 +197,26 @@ bool build_pool2d(GraphBuilder& b, Need need, OpId op) {
   return b.add_node(std::move(n)).has_value();
 }
 
+// Output sizes up to a little past the input's: adaptive windows overlap or repeat elements then.
+bool build_adaptive_pool2d(GraphBuilder& b, Need need) {
+  if (b.config().max_rank < 3) return false;
+  need.make_shape = [&b] { return b.random_shape(b.config().max_rank >= 4 && b.chance(0.7) ? 4 : 3); };
+  need.shape_ok = [&b](const SymShape& s) {
+    if (s.size() != 3 && s.size() != 4) return false;
+    for (size_t k = s.size() - 3; k < s.size(); ++k)
+      if (b.graph().dims.min_of(s[k]) < 1) return false;  // ATen: only the batch may be empty
+    return true;
+  };
+  auto x = b.obtain(need);
+  if (!x) return false;
+  Node n;
+  n.op = OpId::AdaptiveAvgPool2d;
+  n.args = {Arg::of(*x)};
+  const int64_t h = b.uniform_int(1, 4), w = b.uniform_int(1, 4);
+  n.attrs["output_size"] = b.chance(0.3) ? std::vector<int64_t>{h} : std::vector<int64_t>{h, w};
+  return b.add_node(std::move(n)).has_value();
+}
+
 }  // namespace
 
 bool build_extern(GraphBuilder& b, OpId op) {
@@ -161,6 +227,9 @@ bool build_extern(GraphBuilder& b, OpId op) {
   if (op == OpId::Linear) return build_linear(b, need);
   if (op == OpId::Bmm) return build_bmm(b, need);
   if (op == OpId::MaxPool2d || op == OpId::AvgPool2d) return build_pool2d(b, need, op);
+  if (op == OpId::Addmm || op == OpId::Baddbmm) return build_add_matmul(b, need, op);
+  if (op == OpId::Embedding) return build_embedding(b, need);
+  if (op == OpId::AdaptiveAvgPool2d) return build_adaptive_pool2d(b, need);
   return build_conv2d(b, need);
 }
 

@@ -76,6 +76,9 @@ std::optional<ValueRange> unary(OpId op, const ValueRange& x, const Node& node) 
   // gelu(x) >= -0.17 and silu(x) >= -0.279 everywhere; both lie below max(x, 0).
   if (op == OpId::Gelu) return ValueRange{std::min(0.0, std::max(x.lo, -0.18)), std::max(x.hi, 0.0)};
   if (op == OpId::Silu) return ValueRange{std::min(0.0, std::max(x.lo, -0.28)), std::max(x.hi, 0.0)};
+  if (op == OpId::Hardsigmoid) return increasing(x, [](double v) { return std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0; });
+  // hardswish(x) >= -0.375 everywhere (at x = -1.5), and lies below max(x, 0).
+  if (op == OpId::Hardswish) return ValueRange{std::min(0.0, std::max(x.lo, -0.375)), std::max(x.hi, 0.0)};
   if (op == OpId::Floor) return increasing(x, [](double v) { return std::floor(v); });
   if (op == OpId::Ceil) return increasing(x, [](double v) { return std::ceil(v); });
   if (op == OpId::Round) return increasing(x, [](double v) { return std::nearbyint(v); });  // half to even, as ATen
@@ -227,6 +230,13 @@ std::optional<ValueRange> external(const Graph& g, const Node& node, const std::
   // A pool's window always holds an input element (padding is at most half the kernel): a max
   // stays in the input's range, an average too, or between it and the zeros of the padding.
   if (node.op == OpId::MaxPool2d) return a[0];
+  if (node.op == OpId::AdaptiveAvgPool2d || node.op == OpId::Embedding) return a[0];  // averages, or rows, of the input
+  if (node.op == OpId::Addmm || node.op == OpId::Baddbmm) {  // beta * self + alpha * (mat1 @ mat2)
+    const SymShape& s1 = g.type(node.args[1].value).shape;
+    auto factor = [&](const char* name) { return node.attr_scalar(name).value_or(Scalar::from_int(1)).to_double(); };
+    const ValueRange product = dot_of(a[1], a[2], g.dims.max_of(s1.back()));
+    return add(mul(a[0], ValueRange{factor("beta"), factor("beta")}), mul(product, ValueRange{factor("alpha"), factor("alpha")}));
+  }
   if (node.op == OpId::AvgPool2d) {
     if (node.has_attr("divisor_override")) return std::nullopt;
     const bool pads = node.attr_bool("count_include_pad", true) && node.attr_int_list("padding").value_or(std::vector<int64_t>{0}) != std::vector<int64_t>{0};

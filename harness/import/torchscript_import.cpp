@@ -297,7 +297,7 @@ class NodeImporter {
     // The format's tensors have no memory layout: contiguous() is the tensor itself.
     if (kind == c10::aten::contiguous && lookup(n->input(0)).kind == Imported::Kind::Tensor)
       return bind(n, {lookup(n->input(0))});
-    if (import_pieces(n) || import_filled(n)) return;
+    if (import_pieces(n) || import_filled(n) || import_decomposed_addmm(n)) return;
     if (n->maybeSchema()) return import_op(n);
     fail(n, "cannot be represented in a model (a Python call or an unsupported construct)",
          "script or trace the model so that forward is plain tensor code");
@@ -615,6 +615,43 @@ class NodeImporter {
     return true;
   }
 
+  // TorchScript's graph executor runs an addmm whose beta and alpha are the constant 1 as
+  // self + mat1.mm(mat2) (its DecomposeOps pass), which rounds differently from ATen's fused addmm:
+  // a matmul and an add are what the module computes, bit for bit. Any other addmm is the format's.
+  bool import_decomposed_addmm(jit::Node* n) {
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    if (!schema || op_key(*schema) != "aten::addmm" || n->inputs().size() != 5) return false;
+    for (size_t i : {3, 4}) {
+      const Imported& factor = lookup(n->input(i));
+      if (!factor.is_constant() || !(factor.constant.isInt() || factor.constant.isDouble()) ||
+          factor.constant.toScalar().toDouble() != 1.0)
+        return false;
+    }
+    std::vector<ValueId> operands;
+    for (size_t i = 0; i < 3; ++i) {
+      const Imported& v = lookup_tensor(n->input(i));
+      if (v.kind != Imported::Kind::Tensor) return false;
+      operands.push_back(v.tensor);
+    }
+    const ValueType &self = model_.graph.type(operands[0]), &mat1 = model_.graph.type(operands[1]),
+                    &mat2 = model_.graph.type(operands[2]);
+    if (!is_floating(mat1.dtype) || mat2.dtype != mat1.dtype || self.dtype != mat1.dtype || mat1.rank() != 2 ||
+        mat2.rank() != 2)
+      return false;  // the format's addmm, or the generic op, reports what ATen would
+    Node mm;
+    mm.op = OpId::Matmul;
+    mm.loc = loc_of(n);
+    mm.args = {Arg::of(operands[1]), Arg::of(operands[2])};
+    const ValueId product = emit(std::move(mm), 1, n)[0];
+    Node add;
+    add.op = OpId::Add;
+    add.loc = loc_of(n);
+    add.args = {Arg::of(operands[0]), Arg::of(product)};
+    result_.native_nodes += 2;
+    bind(n, {Imported::of_tensor(emit(std::move(add), 1, n)[0])});
+    return true;
+  }
+
   // zeros and ones: the format's full, float32 when the dtype is None (torch's default dtype).
   bool import_filled(jit::Node* n) {
     const std::string op = n->kind().toQualString();
@@ -644,12 +681,12 @@ class NodeImporter {
     std::map<std::string, const jit::Value*> by_name;
     for (size_t i = 0; i < schema.arguments().size() && i < n->inputs().size(); ++i)
       by_name[schema.arguments()[i].name()] = n->input(i);
-    auto rule = native_rules().find(op_key(schema));
-    if (rule != native_rules().end())
-      if (auto outs = try_native(n, rule->second, by_name)) {
-        ++result_.native_nodes;
-        return bind(n, {Imported::of_tensor(*outs)});
-      }
+    if (auto rules = native_rules().find(op_key(schema)); rules != native_rules().end())
+      for (const NativeRule& rule : rules->second)
+        if (auto outs = try_native(n, rule, by_name)) {
+          ++result_.native_nodes;
+          return bind(n, {Imported::of_tensor(*outs)});
+        }
     import_generic(n, schema);
   }
 
@@ -714,8 +751,20 @@ class NodeImporter {
     Diagnostics d;
     if (!infer_node_types(model_.graph, node, d)) return std::nullopt;  // the generic op takes it
     ValueId out = node.output();
+    if (!rule.keeps_type_of.empty()) {
+      const Imported& kept = lookup_tensor(by_name.at(rule.keeps_type_of));
+      if (kept.kind != Imported::Kind::Tensor || !same_type(model_.graph.type(out), model_.graph.type(kept.tensor)))
+        return std::nullopt;
+    }
     block_->nodes.push_back(std::move(node));
     return out;
+  }
+
+  static bool same_type(const ValueType& a, const ValueType& b) {
+    if (!a.is_tensor() || !b.is_tensor() || a.dtype != b.dtype || a.shape.size() != b.shape.size()) return false;
+    for (size_t i = 0; i < a.shape.size(); ++i)
+      if (!a.shape[i].same_as(b.shape[i])) return false;
+    return true;
   }
 
   static std::optional<AttrValue> native_attr(const Imported& v, AttrType type) {

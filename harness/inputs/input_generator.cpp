@@ -193,6 +193,19 @@ at::Tensor InputGenerator::param_tensor(size_t index, const std::vector<int64_t>
                    : draw_tensor(s.dist, s.dtype, sizes, mix_seed(model_.check.seed, 0x9a7a0000 + index), device_);
 }
 
+TestCase InputGenerator::run_case(int index, int generated, const std::vector<GivenCase>& given, const ShrinkPath& path) const {
+  const int total = generated + static_cast<int>(given.size());
+  if (index < generated || given.empty()) return path.empty() ? make_case(index) : make_case(index, path);
+  if (index >= total) {
+    Diagnostics d;
+    d.error({"command line", 0, 0}, "--case " + std::to_string(index) + ": this run has " + std::to_string(total) + " cases (" +
+                                        std::to_string(generated) + " generated, then " + std::to_string(given.size()) +
+                                        " from --inputs)");
+    throw ModelError(d);
+  }
+  return given_case(index, given[static_cast<size_t>(index - generated)]);
+}
+
 TestCase InputGenerator::given_case(int index, const GivenCase& given) const {
   TestCase tc;
   tc.index = index;

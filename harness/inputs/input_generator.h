@@ -53,6 +53,11 @@ class InputGenerator {
   /// has no shrink tree: a given case is as the user gave it.
   TestCase given_case(int index, const GivenCase& given) const;
 
+  /// Case `index` of a run as check, reduce, repro and bisect number them: its `generated` drawn
+  /// cases first (at `path` in the shrink tree, when given), then the user's `given` ones (--inputs)
+  /// as cases `generated` and up. Throws ModelError (located at the command line) past both.
+  TestCase run_case(int index, int generated, const std::vector<GivenCase>& given, const ShrinkPath& path = {}) const;
+
   struct Shrunk {
     TestCase smallest;  // the last case that still failed (`start` itself if no shrink did)
     int tried = 0;      // candidates run

@@ -476,14 +476,15 @@ void reduce_within_budget(const Model& model, const ReduceOptions& options, cons
 
   // The failing case: the first case (or --case) on which one of the backends fails, twice alike.
   InputGenerator gen(model, device_of(options.backend_options));
+  const int drawn = options.generated_cases >= 0 ? options.generated_cases : model.check.cases;
   std::vector<int> cases;
   if (options.only_case) cases.push_back(*options.only_case);
   else
-    for (int k = 0; k < model.check.cases; ++k) cases.push_back(k);
+    for (int k = 0; k < drawn + static_cast<int>(options.given_cases.size()); ++k) cases.push_back(k);
   std::unique_ptr<Reducer> reducer;
   ReductionSubject failing;
   for (int k : cases) {
-    TestCase tc = gen.make_case(k);
+    TestCase tc = gen.run_case(k, drawn, options.given_cases);
     ReductionSubject s = subject_of(model, tc);
     for (const BackendInfo* info : infos) {
       auto r = std::make_unique<Reducer>(reducing, config, *info, result);

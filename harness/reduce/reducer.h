@@ -27,6 +27,7 @@
 
 #include "compiler/backends/backend.h"
 #include "harness/inputs/tensor_layout.h"
+#include "harness/inputs/user_inputs.h"
 #include "harness/model/model.h"
 #include "harness/reduce/failure_signature.h"
 #include "harness/reduce/reduce_config.h"
@@ -48,8 +49,14 @@ struct ReduceOptions {
   std::string backend;
   /// What it is compared with: "eager", or a backend's name (--reference).
   std::string reference = "eager";
-  /// The case to reduce (drawn from the model's check.seed); none: the first failing one.
+  /// The case to reduce (drawn from the model's check.seed, or one of given_cases); none: the
+  /// first failing one.
   std::optional<int> only_case;
+  /// The user's own cases (--inputs), tried after the drawn ones, as cases generated_cases and up
+  /// (as `gbcheck check` numbers them); a failure on one keeps its values.
+  std::vector<GivenCase> given_cases;
+  /// Drawn cases tried first (--cases; 0 with given_cases: only those); -1: the model's check.cases.
+  int generated_cases = -1;
   bool fullgraph = false;
   BackendOptions backend_options;
   /// Paths besides backend_registry()'s (tests plant faulty backends this way).

@@ -39,7 +39,7 @@ std::optional<int> find_failing_case(const Model& model, const ReproOptions& o) 
   ProbeResult all = probe_backend(model, o.backend, probe);
   if (!all.diverged) return std::nullopt;
   if (all.failing_case >= 0) return all.failing_case;
-  for (int k = 0; k < o.run.cases; ++k) {
+  for (int k = 0; k < o.run.cases + static_cast<int>(o.run.given_cases.size()); ++k) {
     probe.run.only_case = k;
     if (probe_backend(model, o.backend, probe).diverged) return k;
   }
@@ -120,7 +120,7 @@ ReproResult write_repro(const Model& model, const ReproOptions& o) {
   r.case_index = *failing;
 
   InputGenerator generator(model, c10::Device(c10::DeviceType::CPU));
-  TestCase tc = generator.make_case(r.case_index, o.run.shrink_path);
+  TestCase tc = generator.run_case(r.case_index, o.run.cases, o.run.given_cases, o.run.shrink_path);
   r.input_descriptions = tc.descriptions;
   std::vector<at::Tensor> expected;
   try {

@@ -23,7 +23,7 @@ std::string replay_flags(const ReproOptions& o, const ReproResult& r) {
   std::string s = " --backend " + o.backend + " --seed " + std::to_string(r.seed) + " --case " + std::to_string(r.case_index);
   for (const auto& p : o.run.backend_options.disabled_passes) s += " --disable-pass " + p;
   if (!o.run.backend_options.inject_fault.empty()) s += " --inject-fault " + o.run.backend_options.inject_fault;
-  return s;
+  return s + given_inputs_flags(o.run.given_input_paths, o.run.cases);
 }
 
 }  // namespace

@@ -53,8 +53,13 @@ std::string CheckReport::replay_command(const std::string& backend, int case_ind
   if (device != "cpu") s += " --device " + device;
   if (!shrink_path.empty()) s += " --shrink " + shrink_path;
   if (!injected_fault.empty()) s += " --inject-fault " + injected_fault;
-  for (const std::string& path : given_inputs) s += " --inputs " + path;
-  if (!given_inputs.empty()) s += " --cases " + std::to_string(generated_cases);
+  return s + given_inputs_flags(given_inputs, generated_cases);
+}
+
+std::string given_inputs_flags(const std::vector<std::string>& paths, int generated_cases) {
+  std::string s;
+  for (const std::string& path : paths) s += " --inputs " + path;
+  if (!paths.empty()) s += " --cases " + std::to_string(generated_cases);
   return s;
 }
 

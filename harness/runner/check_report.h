@@ -152,4 +152,8 @@ struct CheckReport {
   std::string replay_command(const std::string& backend, int case_index, const std::string& shrink_path) const;
 };
 
+/// What a replay command needs to number the user's own cases as the run did: ` --inputs PATH...
+/// --cases N` (N generated cases come first), or "" without --inputs.
+std::string given_inputs_flags(const std::vector<std::string>& paths, int generated_cases);
+
 }  // namespace gbc

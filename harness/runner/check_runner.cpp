@@ -269,19 +269,10 @@ CheckReport run_check(const Model& model, const RunOptions& opt) {
 
   std::ostringstream prints;
   const int first = opt.only_case.value_or(0);
-  const int given = static_cast<int>(opt.given_cases.size());
-  if (opt.only_case && given > 0 && first >= opt.cases + given) {
-    Diagnostics d;
-    d.error({"command line", 0, 0}, "--case " + std::to_string(first) + ": this run has " + std::to_string(opt.cases + given) + " cases (" +
-                                         std::to_string(opt.cases) + " generated, then " + std::to_string(given) + " from --inputs)");
-    throw ModelError(d);
-  }
-  const int end = opt.only_case ? first + 1 : opt.cases + given;
+  const int end = opt.only_case ? first + 1 : opt.cases + static_cast<int>(opt.given_cases.size());
   for (int k = first; k < end; ++k) {
-    const bool is_given = given > 0 && k >= opt.cases;
-    const TestCase tc = is_given          ? gen.given_case(k, opt.given_cases[static_cast<size_t>(k - opt.cases)])
-                        : opt.only_case ? gen.make_case(k, opt.shrink_path)
-                                        : gen.make_case(k);
+    const bool is_given = !opt.given_cases.empty() && k >= opt.cases;
+    const TestCase tc = gen.run_case(k, opt.cases, opt.given_cases, opt.only_case ? opt.shrink_path : ShrinkPath{});
     CaseResult cr = runner.run(tc, paths, k == first ? &prints : nullptr);
     save_case(model, plan, opt, tc, cr);
     if (!cr.eager_error.empty()) {

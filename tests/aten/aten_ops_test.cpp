@@ -6,22 +6,26 @@
 #include <torch/version.h>
 #include <ATen/ScalarOps.h>
 #include <ATen/ops/abs.h>
+#include <ATen/ops/adaptive_avg_pool2d.h>
 #include <ATen/ops/add.h>
+#include <ATen/ops/addmm.h>
 #include <ATen/ops/amax.h>
 #include <ATen/ops/amin.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/argmax.h>
+#include <ATen/ops/avg_pool2d.h>
+#include <ATen/ops/baddbmm.h>
 #include <ATen/ops/batch_norm.h>
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/ceil.h>
 #include <ATen/ops/clamp.h>
 #include <ATen/ops/clamp_min.h>
-#include <ATen/ops/avg_pool2d.h>
 #include <ATen/ops/conv2d.h>
 #include <ATen/ops/cos.h>
 #include <ATen/ops/div.h>
 #include <ATen/ops/dropout.h>
+#include <ATen/ops/embedding.h>
 #include <ATen/ops/eq.h>
 #include <ATen/ops/erf.h>
 #include <ATen/ops/exp.h>
@@ -30,6 +34,8 @@
 #include <ATen/ops/ge.h>
 #include <ATen/ops/gelu.h>
 #include <ATen/ops/gt.h>
+#include <ATen/ops/hardsigmoid.h>
+#include <ATen/ops/hardswish.h>
 #include <ATen/ops/layer_norm.h>
 #include <ATen/ops/le.h>
 #include <ATen/ops/linalg_vector_norm.h>
@@ -147,6 +153,8 @@ std::vector<OpCase> op_cases() {
   unary("sigmoid", [](const at::Tensor& x) { return at::sigmoid(x); });
   unary("relu", [](const at::Tensor& x) { return at::relu(x); });
   unary("silu", [](const at::Tensor& x) { return at::silu(x); });
+  unary("hardswish", [](const at::Tensor& x) { return at::hardswish(x); });
+  unary("hardsigmoid", [](const at::Tensor& x) { return at::hardsigmoid(x); });
   unary("erf", [](const at::Tensor& x) { return at::erf(x); });
   unary("reciprocal", [](const at::Tensor& x) { return at::reciprocal(x); });
   unary("floor", [](const at::Tensor& x) { return at::floor(x); });
@@ -326,6 +334,21 @@ std::vector<OpCase> op_cases() {
   c.push_back({"avg_pool2d_ceil_mode_divisor", "  x: {shape: [1, 2, 5, 5], dtype: float32}\n",
                node("op: avg_pool2d, args: [x], kernel_size: 2, ceil_mode: true, divisor_override: 3"),
                [](const Inputs& in) { return at::avg_pool2d(in[0], {2}, {}, {0}, true, true, 3); }});
+  c.push_back({"adaptive_avg_pool2d_uneven_windows", "  x: {shape: [1, 2, 5, 7], dtype: float32}\n",
+               node("op: adaptive_avg_pool2d, args: [x], output_size: [2, 3]"),
+               [](const Inputs& in) { return at::adaptive_avg_pool2d(in[0], {2, 3}); }});
+  c.push_back({"adaptive_avg_pool2d_3d_one_size", "  x: {shape: [3, 4, 4], dtype: float64}\n",
+               node("op: adaptive_avg_pool2d, args: [x], output_size: 3"),
+               [](const Inputs& in) { return at::adaptive_avg_pool2d(in[0], {3, 3}); }});
+  c.push_back({"addmm_beta_alpha", "  s: {shape: [4], dtype: float32}\n" + X23 + "  w: {shape: [3, 4], dtype: float32}\n",
+               node("op: addmm, args: [s, x, w], beta: 0.5, alpha: 2"),
+               [](const Inputs& in) { return at::addmm(in[0], in[1], in[2], 0.5, 2); }});
+  c.push_back({"baddbmm", "  s: {shape: [2, 2, 4], dtype: float32}\n  a: {shape: [2, 2, 3], dtype: float32}\n"
+               "  b: {shape: [2, 3, 4], dtype: float32}\n",
+               node("op: baddbmm, args: [s, a, b]"), [](const Inputs& in) { return at::baddbmm(in[0], in[1], in[2]); }});
+  c.push_back({"embedding", "  w: {shape: [5, 3], dtype: float32}\n  i: {shape: [2, 4], dtype: int64, values: {dist: int, low: 0, high: 4}}\n",
+               node("op: embedding, args: [w, i], padding_idx: 0"),
+               [](const Inputs& in) { return at::embedding(in[0], in[1], 0); }});
   // The generic op: any ATen operator by its schema, run through the dispatcher.
   c.push_back({"generic_max_pool2d_ceil", "  x: {shape: [1, 2, 5, 5], dtype: float32}\n",
                node("op: aten, schema: \"aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
@@ -682,6 +705,13 @@ void sweep_nn(Disagreements& d) {
     probe(d, "batch_norm", {T(a, {2, 3}), T(a, {3}), T(a, {3}), T(a, {3}), T(a, {3})});
     probe(d, "max_pool2d", {T(a, {1, 2, 4, 4})}, {{"kernel_size", std::vector<int64_t>{2}}});
     probe(d, "avg_pool2d", {T(a, {2, 4, 4})}, {{"kernel_size", std::vector<int64_t>{3}}, {"padding", std::vector<int64_t>{1}}});
+    probe(d, "adaptive_avg_pool2d", {T(a, {1, 2, 5, 4})}, {{"output_size", std::vector<int64_t>{2, 3}}});
+    probe(d, "embedding", {T(a, {5, 3}), T(DType::Int64, {2, 2})});
+    for (DType b : all_dtypes()) {
+      probe(d, "addmm", {T(a, {3}), T(a), T(b, {3, 3})});
+      probe(d, "baddbmm", {T(a, {2, 2, 2}), T(b, {2, 2, 3}), T(a, {2, 3, 2})});
+      probe(d, "embedding", {T(a, {5, 3}), T(b, {2})});
+    }
   }
   for (DType a : floating_dtypes())
     for (DType b : floating_dtypes()) probe(d, "custom", {T(a), T(b, {3})}, {{"name", std::string("bias_relu")}});

@@ -74,16 +74,17 @@ TEST(GraphGeneratorTest, SameSeedSameModel) {
 // generated models were computed from the code before the move, and with every pattern rate at 0
 // (generator.patterns, issue 18) the generator still makes them. A change to the generator or to
 // fuzz.yaml that changes them changes every seed's graph (replays of old fuzz findings then need
-// the old version): update them only on purpose (last: max_pool2d and avg_pool2d joined the op mix).
+// the old version): update them only on purpose (last: hardswish, hardsigmoid, adaptive_avg_pool2d,
+// addmm, baddbmm and embedding joined the op mix).
 TEST(GraphGeneratorTest, DefaultSettingsGiveThePinnedGraphs) {
   auto hash = [](uint64_t seed, const GeneratorConfig& c) { return content_hash(write_model_yaml(generate_model(seed, c))); };
   GeneratorConfig defaults = default_generator_config();
   defaults.patterns = PatternRates{};
   const std::map<uint64_t, std::string> pinned = {
-      {0, "160b62b1466ac37ded28aa22d2ef29e6"},  {1, "f782fce347cbc7a6ef189d3a1f1e7047"},
-      {2, "7aedeb0bf10a0dd814e3f0c3064956d5"},  {3, "88ef87d99eeda5ddd4cfc7997a9389e6"},
-      {17, "f364b453e2b20c4f3aabb9e545ca3be0"}, {123, "00234ab01f56ff0add33eced3f5dd25f"},
-      {4242, "89deabc1fb6fb760907bfeae99e4730b"}, {99999, "33999aa25df13e0ac1e52e886c729375"}};
+      {0, "4ee7c81a840aab6d37e760dba6791bf6"},  {1, "bbe7d59701cc1487e1814e0abc55f0a2"},
+      {2, "a01d0e7c1da81e9b864a49b8b0e6d79c"},  {3, "613064bc8609294444fdf4f7a35eba73"},
+      {17, "7dea9cd221d4494bca4a44e87936f3f2"}, {123, "960843ac9e55abb6aa3c4ec09539381b"},
+      {4242, "27630f61438dbac7e81fd900f721c2a8"}, {99999, "dff0118cbc8ff760d4bac71ad9d1e6a1"}};
   for (const auto& [seed, expected] : pinned) EXPECT_EQ(hash(seed, defaults), expected) << "seed " << seed;
   // gbcheck fuzz's graphs: check.cases and check.backends from the campaign section.
   FuzzConfig fuzz = load_fuzz_config();
@@ -91,8 +92,8 @@ TEST(GraphGeneratorTest, DefaultSettingsGiveThePinnedGraphs) {
   campaign.patterns = PatternRates{};
   campaign.cases = fuzz.campaign.graph_cases;
   campaign.backends = fuzz.campaign.backends;
-  EXPECT_EQ(hash(5, campaign), "d0f21e8a5443e71030738e397ac3f6e3");
-  EXPECT_EQ(hash(6, campaign), "dbf3be28448af24bfec72fb5b6c3fc4e");
+  EXPECT_EQ(hash(5, campaign), "fb11c323641ce575bc475b94e446336e");
+  EXPECT_EQ(hash(6, campaign), "0981153069d15bfcadfbbb6b61cce3c5");
   // Weights, dtypes and sizes changed from the defaults.
   GeneratorConfig tweaked = defaults;
   tweaked.allow_breaks = false;
@@ -103,19 +104,19 @@ TEST(GraphGeneratorTest, DefaultSettingsGiveThePinnedGraphs) {
   tweaked.op_weights["add"] = 0;
   tweaked.special_values = 0.2;
   tweaked.max_rank = 3;
-  EXPECT_EQ(hash(11, tweaked), "8e4b644e1518c8798dbe68c1edac6df6");
-  EXPECT_EQ(hash(12, tweaked), "92f61ea3acf7389836696eeaac2b1d5b");
+  EXPECT_EQ(hash(11, tweaked), "72e8674c68a57a8f4e673d4cdb282b38");
+  EXPECT_EQ(hash(12, tweaked), "71c2b403d99c180e9da842d5228f19bf");
 }
 
 // With the patterns of configs/fuzz.yaml on, seeds make other graphs: pinned too (re-pinned when
 // max_pool2d/avg_pool2d joined the default op mix, and again for varied_dtypes, recompile_sequence
-// and view_mutation, and for constant_operands).
+// and view_mutation, and for constant_operands, and for the ops issue 12 added).
 TEST(GraphGeneratorTest, PatternsGiveThePinnedGraphs) {
   const GeneratorConfig config = default_generator_config();
-  const std::map<uint64_t, std::string> pinned = {{0, "53bd29aa7feb1034c62f9e53a85594c3"},
-                                                   {1, "7f10f625ce5f82f3ebf5139c57a7a1aa"},
-                                                   {17, "9a208c408f30cecc84fe2be35fa96c0b"},
-                                                   {4242, "86fbd646691ef545d3e72f5a98bd4200"}};
+  const std::map<uint64_t, std::string> pinned = {{0, "e9a5a1bd000618358a5ef621285bbb24"},
+                                                   {1, "83f68f36eb07137d8c92251a2099a182"},
+                                                   {17, "0cd64d0f39f96b6bebf4d6f8a5a05f96"},
+                                                   {4242, "e5ccc8d1ec7b17cf075026ca277eeb00"}};
   for (const auto& [seed, expected] : pinned)
     EXPECT_EQ(content_hash(write_model_yaml(generate_model(seed, config))), expected) << "seed " << seed;
 }
@@ -296,7 +297,7 @@ TEST(GraphGeneratorTest, EveryPatternIsGeneratedOverManySeeds) {
   EXPECT_GT(with.identity_itself, without.identity_itself + 130);
   EXPECT_GT(with.identity_number, 2 * without.identity_number);
   EXPECT_GT(with.special_where, 10 * without.special_where + 50);
-  EXPECT_GT(with.fractional_int, 2 * without.fractional_int);
+  EXPECT_GT(2 * with.fractional_int, 3 * without.fractional_int);  // 1.5x: some 20 to 40 graphs, a noisy ratio
   EXPECT_GT(with.negative_divisor, 30);
   EXPECT_EQ(without.negative_divisor, 0);
   EXPECT_GT(with.extreme_input, 15);
@@ -310,8 +311,9 @@ TEST(GraphGeneratorTest, EveryPatternIsGeneratedOverManySeeds) {
   EXPECT_EQ(without.recompile_sequence, 0);
   EXPECT_GT(with.view_mutation, 50);
   EXPECT_EQ(without.view_mutation, 0);
-  // `full` is in the op mix too, so constants read by elementwise ops happen without the pattern.
-  EXPECT_GT(with.constant_operand, 3 * without.constant_operand + 50);
+  // `full` is in the op mix too, so constants read by elementwise ops happen without the pattern:
+  // the pattern more than triples them (180 vs 50 with issue 12's ops in the mix).
+  EXPECT_GT(with.constant_operand, 3 * without.constant_operand);
   // identity_special's signed zeros, in cones the signed_zero oracle judges.
   EXPECT_GT(with.signed_zero, 10 * without.signed_zero + 15);  // 27 of 1000 graphs; none without
 }

@@ -2,7 +2,8 @@
 // --save-inputs and --save-outputs: a save -> load round trip, a torch.save file written by
 // /usr/bin/python3 now, reduce's inputs.json, each error, and a check that finds a divergence only
 // the user's values reach (a NaN, which generated cases never hold with special_values 0); a
-// "layout" key in inputs.json or a manifest rebuilds the view.
+// "layout" key in inputs.json or a manifest rebuilds the view; reduce, repro and bisect run on the
+// user's cases as check numbers them.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -198,6 +199,42 @@ TEST_F(UserInputs, CheckFindsWhatOnlyTheUsersValuesReach) {
   EXPECT_EQ(replay.exit_code, 1) << replay.output;
   const testing::CommandResult bad = testing::run_command(base + " --inputs " + dir_.path("missing.pt"));
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
+}
+
+// reduce, repro and bisect take --inputs too, numbering the user's cases after the generated ones
+// as check does: each finds the failure only the user's NaN reaches, works on those values, and
+// the commands they print name them.
+TEST_F(UserInputs, ReduceReproAndBisectRunOnTheUsersCases) {
+  const std::string model = dir_.file("rowmax.yaml", kModel);
+  const std::string nan = dir_.file("nan.json", R"({
+    "x": {"dtype": "float32", "shape": [2, 8], "values": [1, 2, 3, "nan", 5, 6, 7, 8, -1, -2, -3, -4, -5, -6, -7, -8]},
+    "w": {"dtype": "float32", "shape": [8], "values": [1, 1, 1, 1, 1, 1, 1, 1]}})");
+  auto gbcheck = [&](const std::string& command, const std::string& args) {
+    return testing::run_command(testing::built_binary("gbcheck") + " " + command + " " + model +
+                                " --backend gbc --inject-fault nan-drop --cases 2 " + args);
+  };
+  const testing::CommandResult drawn = gbcheck("reduce", "--out " + dir_.path("drawn"));
+  EXPECT_EQ(drawn.exit_code, 1) << drawn.output;  // nothing to reduce: no drawn case holds a NaN
+  const testing::CommandResult reduced = gbcheck("reduce", "--inputs " + nan + " --out " + dir_.path("reduced"));
+  ASSERT_EQ(reduced.exit_code, 0) << reduced.output;
+  EXPECT_NE(reduced.output.find("| case 2 |"), std::string::npos) << reduced.output;
+  std::ifstream values(dir_.path("reduced/inputs.json"));
+  const std::string failing((std::istreambuf_iterator<char>(values)), std::istreambuf_iterator<char>());
+  EXPECT_NE(failing.find("\"nan\""), std::string::npos) << failing;  // reduced from the user's values
+
+  const testing::CommandResult repro = gbcheck("repro", "--inputs " + nan + " --out " + dir_.path("repro"));
+  EXPECT_EQ(repro.exit_code, 1) << repro.output;
+  EXPECT_NE(repro.output.find("(case 2, seed 0)"), std::string::npos) << repro.output;
+  const std::vector<GivenCase> packaged = load_given_cases(model_, {dir_.path("repro")});
+  ASSERT_EQ(packaged.size(), 1u);
+  EXPECT_TRUE(std::isnan(packaged[0].inputs[0][0][3].item<float>()));
+  std::ifstream readme(dir_.path("repro/README.md"));
+  const std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("--case 2 --inject-fault nan-drop --inputs " + nan + " --cases 2"), std::string::npos) << text;
+
+  const testing::CommandResult bisect = gbcheck("bisect", "--inputs " + nan);
+  EXPECT_EQ(bisect.exit_code, 1) << bisect.output;
+  EXPECT_NE(bisect.output.find("--inputs " + nan + " --cases 2 --case 2"), std::string::npos) << bisect.output;
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // matches ATen's conv2d for every kind of conv (1x1, strided, grouped, dilated, with and without
 // bias, padding as one int), follows an in-place write into its weight and a new weight tensor,
 // and leaves what oneDNN cannot take (float64) to ATen bit for bit; gbc's max_pool2d is
-// bit-identical to ATen's (padding, ceil_mode, dilation, default stride, NaN, -inf, strided input).
+// bit-identical to ATen's (padding, ceil_mode, dilation, default stride, NaN, -inf, strided input,
+// a symbolic size: the output's shape is the node's inferred one).
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -121,6 +122,23 @@ TEST(ExternCallTest, MaxPool2dIsBitIdenticalToAten) {
       EXPECT_TRUE(at::equal(at::nan_to_num(got, 7.0), at::nan_to_num(want, 7.0))) << c.attrs;
       EXPECT_TRUE(at::equal(at::signbit(got), at::signbit(want))) << c.attrs;
     }
+  }
+}
+
+// The output's size is the node's inferred shape bound to the call's dims: a symbolic H gives the
+// same result as ATen for the size it takes.
+TEST(ExternCallTest, MaxPool2dOfSymbolicSizeTakesItsShapeFromTheNodesType) {
+  at::manual_seed(6);
+  for (int64_t h : {13, 6}) {
+    at::Tensor x = at::randn({2, 3, h, 11});
+    OneNode n = one_node("{id: y, op: max_pool2d, args: [x], kernel_size: 3, stride: 2, padding: 1}",
+                         "dims: {H: [4, 13]}\ninputs:\n  x: {shape: [2, 3, H, 11]}\n", {x});
+    n.dims["H"] = h;
+    ExternCalls calls;
+    at::Tensor got = run(calls, n);
+    at::Tensor want = at::max_pool2d(x, {3, 3}, {2, 2}, {1, 1});
+    ASSERT_EQ(got.sizes(), want.sizes()) << "H=" << h;
+    EXPECT_TRUE(at::equal(got, want)) << "H=" << h;
   }
 }
 
