@@ -59,6 +59,14 @@ std::vector<std::string> folded_names(const KernelPlan& plan) {
   return out;
 }
 
+// The params the plan's param-only steps read, sorted.
+std::vector<std::string> param_source_names(const KernelPlan& plan) {
+  std::vector<std::string> out;
+  for (ValueId v : plan.param_steps.sources) out.push_back(plan.graph.name_of(v));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // Calls of the steps whose profile rows contain `part` in their names, summed; the rows of
 // checking param-only results (kind cached) also list the results, and count only with `kind`.
 int64_t calls_of(const Profiler& profiler, const std::string& part, const std::string& kind = "") {
@@ -82,10 +90,7 @@ TEST(ParamSteps, EvalBatchNormParamWorkIsMarked) {
   EXPECT_EQ(folded_names(plan),
             (std::vector<std::string>{"bn.var_eps", "bn.rstd", "bn.scale", "bn.mean_scaled", "bn.shift", "bn.scale_w",
                                       "bn.folded_weight"}));
-  std::vector<std::string> sources;
-  for (ValueId v : plan.param_steps.sources) sources.push_back(plan.graph.name_of(v));
-  std::sort(sources.begin(), sources.end());
-  EXPECT_EQ(sources, (std::vector<std::string>{"beta", "gamma", "mean", "var", "w"}));
+  EXPECT_EQ(param_source_names(plan), (std::vector<std::string>{"beta", "gamma", "mean", "var", "w"}));
   EXPECT_EQ(plan.param_steps.results.size(), 2u);  // the conv's folded weight and bias (fold_conv_bn.h)
 }
 
@@ -99,10 +104,7 @@ TEST(ParamSteps, WithoutFoldConvBnTheBatchNormsScaleAndShiftAreMarked) {
   EXPECT_EQ(folded_names(plan),
             (std::vector<std::string>{"bn.var_eps", "bn.rstd", "bn.scale", "bn.mean_scaled", "bn.shift", "bn.scale_c",
                                       "bn.shift_c"}));
-  std::vector<std::string> sources;
-  for (ValueId v : plan.param_steps.sources) sources.push_back(plan.graph.name_of(v));
-  std::sort(sources.begin(), sources.end());
-  EXPECT_EQ(sources, (std::vector<std::string>{"beta", "gamma", "mean", "var"}));
+  EXPECT_EQ(param_source_names(plan), (std::vector<std::string>{"beta", "gamma", "mean", "var"}));
   EXPECT_EQ(plan.param_steps.results.size(), 2u);  // the [C, 1, 1] scale and shift the main kernel reads
 }
 

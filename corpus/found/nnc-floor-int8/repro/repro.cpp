@@ -31,6 +31,8 @@ struct TensorFile {
   at::ScalarType dtype;
   std::vector<int64_t> shape;
   double rtol, atol;
+  std::string layout;  // the view the failing case had: "" (contiguous), transposed, sliced or expanded
+  int64_t dim;         // the sliced or expanded dim
 };
 
 // The model's graph as TorchScript.
@@ -42,10 +44,10 @@ def forward(x: Tensor) -> Tuple[Tensor]:
 )GBCHECK";
 
 const std::vector<TensorFile> kInputs = {
-    {"x", "inputs/x.bin", at::kBool, {4, 3}, 0.0, 0.0},
+    {"x", "inputs/x.bin", at::kBool, {4, 3}, 0.0, 0.0, "", 0},
 };
 const std::vector<TensorFile> kExpected = {
-    {"y", "expected/y.bin", at::kChar, {4, 3}, 0.0, 0.0},
+    {"y", "expected/y.bin", at::kChar, {4, 3}, 0.0, 0.0, "", 0},
 };
 const std::vector<TensorFile> kObserved = {
 };
@@ -62,9 +64,23 @@ at::Tensor load(const std::string& dir, const TensorFile& f) {
   return t;
 }
 
+// A fresh tensor holding `values` (contiguous) laid out as the failing case had it (manifest.json's
+// "layout" and "dim"; gbcheck's harness/inputs/tensor_layout.cpp makes the same views).
+at::Tensor with_layout(const at::Tensor& values, const TensorFile& f) {
+  if (f.layout == "transposed") return values.transpose(-1, -2).contiguous().transpose(-1, -2);
+  if (f.layout == "sliced") {
+    std::vector<int64_t> sizes = values.sizes().vec();
+    const int64_t n = sizes[f.dim];
+    sizes[f.dim] = 2 * n + 1;
+    return at::zeros(sizes, values.options()).slice(f.dim, 1, 2 * n + 1, 2).copy_(values);
+  }
+  if (f.layout == "expanded") return values.narrow(f.dim, 0, 1).contiguous().expand(values.sizes());
+  return values.clone();
+}
+
 std::vector<at::Tensor> call(torch::jit::CompilationUnit& unit, const std::vector<at::Tensor>& inputs) {
   std::vector<c10::IValue> args;
-  for (const auto& t : inputs) args.emplace_back(t.clone());
+  for (size_t i = 0; i < inputs.size(); ++i) args.emplace_back(with_layout(inputs[i], kInputs[i]));
   c10::IValue out = unit.get_function("forward")(args);
   std::vector<at::Tensor> result;
   if (out.isTuple()) {
@@ -112,7 +128,13 @@ bool compare(const std::string& title, const std::vector<at::Tensor>& expected, 
 int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : REPRO_DIR;
   std::vector<at::Tensor> inputs, saved;
-  for (const auto& f : kInputs) inputs.push_back(load(dir, f));
+  for (const auto& f : kInputs) {
+    inputs.push_back(load(dir, f));
+    if (!f.layout.empty())
+      std::cout << "input " << f.name << ": " << f.layout
+                << (f.layout == "transposed" ? std::string() : " along dim " + std::to_string(f.dim)) << ", strides "
+                << with_layout(inputs.back(), f).strides() << "\n";
+  }
   for (const auto& f : kExpected) saved.push_back(load(dir, f));
 
   torch::jit::CompilationUnit eager_unit(kSource);

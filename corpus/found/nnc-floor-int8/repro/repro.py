@@ -25,7 +25,28 @@ def load(entry):
     dtype = DTYPES[entry["dtype"]]
     if not data:
         return torch.empty(entry["shape"], dtype=dtype)
-    return torch.frombuffer(data, dtype=dtype).reshape(entry["shape"]).clone()
+    return with_layout(torch.frombuffer(data, dtype=dtype).reshape(entry["shape"]).clone(), entry)
+
+
+def with_layout(t, entry):
+    """The view the failing case had (manifest.json's "layout" and "dim"), with the same values."""
+    layout, dim = entry.get("layout"), entry.get("dim", 0)
+    if layout == "transposed":
+        return t.transpose(-1, -2).contiguous().transpose(-1, -2)
+    if layout == "sliced":
+        sizes = list(t.shape)
+        sizes[dim] = 2 * sizes[dim] + 1
+        view = torch.zeros(sizes, dtype=t.dtype).narrow(dim, 1, 2 * t.shape[dim])[(slice(None),) * dim + (slice(None, None, 2),)]
+        return view.copy_(t)
+    if layout == "expanded":
+        return t.narrow(dim, 0, 1).contiguous().expand(t.shape)
+    return t
+
+
+def layout_line(entry, t):
+    """How an input the failing case had as a view is laid out (the same line as repro.cpp's)."""
+    along = f" along dim {entry['dim']}" if entry["layout"] != "transposed" else ""
+    return f"input {entry['name']}: {entry['layout']}{along}, strides {list(t.stride())}"
 
 
 # The model's graph with plain PyTorch ops (gbcheck's TorchScript form of it).
@@ -69,11 +90,16 @@ def main():
         sys.exit("the saved tensors are little-endian")
     with open(os.path.join(HERE, "manifest.json")) as f:
         manifest = json.load(f)
-    inputs = [load(e) for e in manifest["inputs"]]
+    # Loaded afresh for every call: a clone of a sliced or expanded view would be contiguous.
+    def inputs():
+        return [load(e) for e in manifest["inputs"]]
+    for entry, t in zip(manifest["inputs"], inputs()):
+        if entry.get("layout"):
+            print(layout_line(entry, t))
     names = [e["name"] for e in manifest["expected"]]
     tolerances = manifest["tolerance"]
     backend = manifest["backend"]
-    eager = as_tuple(forward(*[t.clone() for t in inputs]))
+    eager = as_tuple(forward(*inputs()))
     saved = [load(e) for e in manifest["expected"]]
     compare("this PyTorch's eager vs gbcheck's eager reference (saved under expected/):", names, saved, eager, tolerances)
     reproduced = False
@@ -85,7 +111,7 @@ def main():
         print(f"{backend} produced no outputs: {manifest.get('observed_error', 'unknown error')}")
         reproduced = True
     if hasattr(torch, "compile"):
-        compiled = as_tuple(torch.compile(forward)(*[t.clone() for t in inputs]))
+        compiled = as_tuple(torch.compile(forward)(*inputs()))
         if not compare("eager vs torch.compile:", names, eager, compiled, tolerances):
             reproduced = True
     else:
