@@ -295,6 +295,7 @@ std::string CEmitter::value(const kir::ExprPtr& e, Scope& scope) {
     case ExprKind::StageResult:
       GBC_INTERNAL_ASSERT(e->i >= 0 && static_cast<size_t>(e->i) < kernel_.stages.size(),
                           "codegen: stage " + std::to_string(e->i) + " out of range in " + kernel_.name);
+      if (!scope.indexing().stage.empty()) return "s" + std::to_string(e->i) + "[" + scope.indexing().stage + "]";
       return "s" + std::to_string(e->i);
     case ExprKind::Load:
     case ExprKind::Op:

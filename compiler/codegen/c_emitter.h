@@ -46,6 +46,8 @@ struct Indexing {
   std::string o = "o";  // reduction: the row
   std::string r = "r";  // reduction: the index within the row
   std::string inner = "inner";
+  /// Column schedule: stage results are arrays over the block's columns, indexed by this ("q").
+  std::string stage;
   /// Per buffer: the element's C lvalue, replacing the address computed from the index kind
   /// (precomputed strided offsets, registers filled by a vector load).
   std::map<int, std::string> element;

@@ -28,6 +28,9 @@ void collect(const kir::ExprPtr& e, std::set<const kir::Expr*>& out) {
   for (const kir::ExprPtr& a : e->args) collect(a, out);
 }
 
+// Rows a column stage folds per pass of its q loop (the column schedule).
+constexpr int kColumnUnroll = 4;
+
 // A value computed in one stage's pass and read again by later passes from a per-thread row.
 struct RowCacheEntry {
   kir::ExprPtr value;
@@ -45,7 +48,7 @@ class CpuKernelWriter {
       if (buf.index == kir::IndexKind::Strided && (!reduction || buf.level == kir::Level::Full))
         blocked_.push_back(static_cast<int>(b));
     }
-    if (reduction && k_.fault == InjectedFault::None) plan_row_cache();
+    if (reduction && k_.fault == InjectedFault::None && !k_.columns) plan_row_cache();
     if (reduction && reads_bytes_per_element()) lanes_ = "GBC_LANES_WIDE";
   }
 
@@ -87,6 +90,11 @@ class CpuKernelWriter {
   }
 
   std::string pointwise() {
+    if (k_.columns) {
+      const std::string fn = k_.name + "_columns";
+      return pointwise_columns_function(fn) + entry("  const int64_t units = a->numel / a->cols;\n", "units", "a->numel",
+                                                    "(units + threads - 1) / threads", fn);
+    }
     Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
     Scope body(Scope::Element, blocked_.empty() ? "    " : "      ", element_indexing(false), &kernel_scope);
     if (!blocked_.empty()) body.line("const int64_t i = i0 + k;");
@@ -146,11 +154,8 @@ class CpuKernelWriter {
         body.line("const bool " + take + " = gbc_argmax_better(" + v + ", " + slot + ");");
         body.line(slot + " = " + take + " ? " + v + " : " + slot + ";");
         body.line("acci" + k + "[" + lane + "] = " + take + " ? r : acci" + k + "[" + lane + "];");
-      } else if (k_.fault == InjectedFault::Fp16Accum && st.combine == kir::Combine::Sum && is_floating(st.acc_dtype)) {
-        // The injected fp16-accum bug: the running sum is kept in float16 precision.
-        body.line(slot + " = (" + type + ")gbc_round_float16((float)gbc_add(" + slot + ", " + v + "));");
       } else {
-        body.line(slot + " = " + combine_function(st.combine) + "(" + slot + ", " + v + ");");
+        body.line(fold_statement(st, slot, v));
       }
     };
     Scope vec(Scope::Element, in + "      ", element_indexing(true), &row);
@@ -169,8 +174,7 @@ class CpuKernelWriter {
     body += in + "    #pragma omp simd\n" + in + "    for (int l = 0; l < " + lanes_ + "; ++l) {\n" + vec.code() + in + "    }\n";
     body += in + "  }\n";
     body += in + "  for (int64_t k = mv; k < m; ++k) {\n" + tail.code() + in + "  }\n";
-    // The injected reduce-bound bug folds one element less than the row has.
-    row.append(row_blocks(in, body, k_.fault == InjectedFault::ReduceBound ? "(inner > 0 ? inner - 1 : 0)" : "inner"));
+    row.append(row_blocks(in, body, folded_count()));
 
     if (argmax) {
       row.line(type + " best" + k + " = " + acc + "[0];");
@@ -180,6 +184,19 @@ class CpuKernelWriter {
       row.line(type + " s" + k + " = " + acc + "[0];");
       row.line("for (int l = 1; l < " + lanes_ + "; ++l) s" + k + " = " + combine_function(st.combine) + "(s" + k + ", " + acc + "[l]);");
     }
+  }
+
+  // `slot = combine(slot, v);` for every combine but ArgMax.
+  std::string fold_statement(const kir::Stage& st, const std::string& slot, const std::string& v) const {
+    if (k_.fault == InjectedFault::Fp16Accum && st.combine == kir::Combine::Sum && is_floating(st.acc_dtype)) {
+      // The injected fp16-accum bug: the running sum is kept in float16 precision.
+      return slot + " = (" + c_type(st.acc_dtype) + ")gbc_round_float16((float)gbc_add(" + slot + ", " + v + "));";
+    }
+    return slot + " = " + combine_function(st.combine) + "(" + slot + ", " + v + ");";
+  }
+  // How many elements of r a stage folds: all of them, but for the injected reduce-bound bug.
+  std::string folded_count() const {
+    return k_.fault == InjectedFault::ReduceBound ? "(inner > 0 ? inner - 1 : 0)" : "inner";
   }
 
   // Which costly values of a stage's pass later passes read again (softmax's exp(x - max) in the
@@ -268,8 +285,184 @@ class CpuKernelWriter {
     return out + "}\n\n";
   }
 
+  // ---- the column schedule (kir::Kernel::columns; specialize.h) ----
+  // Units of work are blocks of up to qb columns (q) of one p: each stage is a pass that walks r
+  // outside a vectorized loop over the block's q, folding into one accumulator per column (s<k>[q],
+  // in order of r: a fixed order, whatever the thread count); the full-level stores are one more
+  // such pass, the per-o stores a loop over q. Reading r outside q reads the inputs in memory order.
+
+  bool column_buffer(size_t b) const {
+    return k_.buffers[b].level == kir::Level::Full && k_.buffers[b].index != kir::IndexKind::Scalar;
+  }
+  // The pointwise form: rows p of `cols` elements, each buffer's base offset once per row.
+  std::string pointwise_columns_function(const std::string& fn) {
+    Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
+    Indexing ix = column_indexing();
+    ix.reduction = false;
+    Scope body(Scope::Element, "      ", ix, &kernel_scope);
+    for (const kir::Store& s : k_.stores) em_.store(s, body);
+    Indexing at;
+    at.i = "ob";
+    std::string out = "static void " + fn + "(const GbcKernelArgs* a, int64_t u_begin, int64_t u_end) {\n";
+    out += "  const int64_t cols = a->cols;\n" + em_.buffer_locals("  ") + step_locals() + em_.scalar_locals("  ") +
+           kernel_scope.code();
+    out += "  for (int64_t u = u_begin; u < u_end; ++u) {\n    const int64_t ob = u * cols;\n";
+    for (size_t b = 0; b < k_.buffers.size(); ++b)
+      if (column_buffer(b))
+        out += "    const int64_t base" + std::to_string(b) + " = " + em_.offset(static_cast<int>(b), at) + ";\n";
+    out += "    #pragma omp simd\n    for (int64_t q = 0; q < cols; ++q) {\n" + body.code() + "    }\n";
+    return out + "  }\n}\n\n";
+  }
+  // p<b>_sq for the buffers whose q step is passed at run time.
+  std::string step_locals() const {
+    std::string out;
+    for (size_t b = 0; b < k_.buffers.size(); ++b)
+      if (column_buffer(b) && k_.buffers[b].col_step == 2)
+        out += "  const int64_t " + buffer_pointer(static_cast<int>(b)) + "_sq = a->buffers[" + std::to_string(b) + "].sq;\n";
+    return out;
+  }
+  // The column buffers a pass touches: those its expressions load, and those it stores.
+  std::set<int> column_buffers_of(const std::vector<kir::ExprPtr>& exprs, const std::vector<int>& stored = {}) const {
+    std::set<const kir::Expr*> seen;
+    for (const kir::ExprPtr& e : exprs) collect(e, seen);
+    std::set<int> out(stored.begin(), stored.end());
+    for (const kir::Expr* e : seen)
+      if (e->kind == kir::ExprKind::Load && column_buffer(static_cast<size_t>(e->i))) out.insert(static_cast<int>(e->i));
+    return out;
+  }
+  // The q loop's addressing: full-level buffers at base<b> (their offset at (ob, r)) plus q times
+  // their q step, per-o buffers at o = ob + q, stage results at q.
+  Indexing column_indexing(const std::string& suffix = "") const {
+    Indexing ix;
+    ix.reduction = true;
+    ix.o = "(ob + q)";
+    ix.stage = "q";
+    for (size_t b = 0; b < k_.buffers.size(); ++b) {
+      if (!column_buffer(b)) continue;
+      const int step = k_.buffers[b].col_step;
+      const std::string p = buffer_pointer(static_cast<int>(b));
+      const std::string q = step == 0 ? "" : step == 1 ? " + q" : " + q * " + p + "_sq";
+      ix.element[static_cast<int>(b)] = p + "[base" + std::to_string(b) + suffix + q + "]";
+    }
+    return ix;
+  }
+  // A stage's pass with kColumnUnroll rows folded per q loop: each column still folds r in
+  // order (the same result as one row at a time), while the loop reads several rows' streams at
+  // once and loads and stores its accumulator once for them; the rest of the rows one at a time.
+  std::string unrolled_column_pass(const kir::Stage& st, const std::string& slot, Scope& kernel_scope,
+                                   const std::string& single) {
+    std::string body;
+    std::vector<std::string> values;
+    for (int u = 0; u < kColumnUnroll; ++u) {
+      Scope row(Scope::Element, "        ", column_indexing("_" + std::to_string(u)), &kernel_scope);
+      values.push_back(em_.value(st.value, row));
+      body += row.code();
+    }
+    for (const std::string& v : values) body += "        " + fold_statement(st, slot, v) + "\n";
+    const std::set<int> buffers = column_buffers_of({st.value});
+    std::string out = "    int64_t r = 0;\n";
+    const std::string unroll = std::to_string(kColumnUnroll);
+    out += "    for (; r + " + unroll + " <= " + folded_count() + "; r += " + unroll + ") {\n";
+    for (int u = 0; u < kColumnUnroll; ++u) {
+      Indexing at;
+      at.reduction = true;
+      at.o = "ob";
+      at.r = "(r + " + std::to_string(u) + ")";
+      for (int b : buffers)
+        out += "      const int64_t base" + std::to_string(b) + "_" + std::to_string(u) + " = " + em_.offset(b, at) + ";\n";
+    }
+    out += "      #pragma omp simd\n      for (int64_t q = 0; q < qm; ++q) {\n" + body + "      }\n    }\n";
+    return out + column_pass(buffers, single, folded_count(), "");
+  }
+  // `for r` over `count` elements around the vectorized q loop `body`, with the bases of `buffers`;
+  // `first` declares where r starts ("" to go on from an r declared before).
+  std::string column_pass(const std::set<int>& buffers, const std::string& body, const std::string& count,
+                          const std::string& first = "int64_t r = 0") const {
+    Indexing at;
+    at.reduction = true;
+    at.o = "ob";
+    std::string out = "    for (" + first + "; r < " + count + "; ++r) {\n";
+    for (int b : buffers) out += "      const int64_t base" + std::to_string(b) + " = " + em_.offset(b, at) + ";\n";
+    return out + "      #pragma omp simd\n      for (int64_t q = 0; q < qm; ++q) {\n" + body + "      }\n    }\n";
+  }
+  std::string column_stage(size_t index, Scope& kernel_scope) {
+    const kir::Stage& st = k_.stages[index];
+    const std::string k = std::to_string(index);
+    const bool argmax = st.combine == kir::Combine::ArgMax;
+    const std::string slot = (argmax ? "accv" : "s") + k + "[q]";
+    std::string out = "    // s" + k + " = " + kir::combine_name(st.combine) + " over r\n";
+    out += "    for (int64_t q = 0; q < qm; ++q) " + slot + " = " + identity_literal(st.combine, st.acc_dtype, cpu_dialect()) + ";\n";
+    if (argmax) out += "    for (int64_t q = 0; q < qm; ++q) s" + k + "[q] = 0;\n";
+    Scope body(Scope::Element, "        ", column_indexing(), &kernel_scope);
+    const std::string v = em_.value(st.value, body);
+    if (argmax) {
+      const std::string take = em_.fresh("take");
+      body.line("const bool " + take + " = gbc_argmax_better(" + v + ", " + slot + ");");
+      body.line(slot + " = " + take + " ? " + v + " : " + slot + ";");
+      body.line("s" + k + "[q] = " + take + " ? r : s" + k + "[q];");
+      return out + column_pass(column_buffers_of({st.value}), body.code(), folded_count());
+    }
+    body.line(fold_statement(st, slot, v));
+    return "    {\n" + out + unrolled_column_pass(st, slot, kernel_scope, body.code()) + "    }\n";
+  }
+  // The passes over the block: qb columns, sized by gbc_column_block from what a pass reads.
+  std::string column_block_size(const std::string& inner) const {
+    int64_t bytes = 0;
+    for (size_t b = 0; b < k_.buffers.size(); ++b)
+      if (column_buffer(b) && !k_.buffers[b].is_output && k_.buffers[b].col_step != 0) bytes += dtype_size(k_.buffers[b].dtype);
+    bool full_stores = false;
+    for (const kir::Store& s : k_.stores) full_stores = full_stores || column_buffer(static_cast<size_t>(s.buffer));
+    const size_t passes = k_.stages.size() + (full_stores ? 1 : 0);
+    return "gbc_column_block(" + inner + ", " + std::to_string(bytes) + ", " + std::to_string(passes) + ")";
+  }
+  std::string columns_function(const std::string& fn) {
+    Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
+    std::string loop;
+    for (size_t s = 0; s < k_.stages.size(); ++s) loop += column_stage(s, kernel_scope);
+    std::vector<kir::ExprPtr> full_values;
+    std::vector<int> full_buffers;
+    Scope full(Scope::Element, "        ", column_indexing(), &kernel_scope);
+    Scope per_o(Scope::Element, "      ", column_indexing(), &kernel_scope);
+    for (const kir::Store& s : k_.stores) {
+      if (!column_buffer(static_cast<size_t>(s.buffer))) {
+        em_.store(s, per_o);
+        continue;
+      }
+      em_.store(s, full);
+      full_values.push_back(s.value);
+      full_buffers.push_back(s.buffer);
+    }
+    if (!full_values.empty()) loop += column_pass(column_buffers_of(full_values, full_buffers), full.code(), "inner");
+    if (!per_o.code().empty()) loop += "    #pragma omp simd\n    for (int64_t q = 0; q < qm; ++q) {\n" + per_o.code() + "    }\n";
+
+    std::string out = "static void " + fn + "(const GbcKernelArgs* a, int64_t u_begin, int64_t u_end) {\n";
+    out += "  const int64_t inner = a->inner, cols = a->cols;\n";
+    out += "  const int64_t qb = " + column_block_size("inner") + ", blocks = (cols + qb - 1) / qb;\n";
+    out += em_.buffer_locals("  ") + step_locals() + em_.scalar_locals("  ") + kernel_scope.code();
+    for (size_t s = 0; s < k_.stages.size(); ++s) {
+      const kir::Stage& st = k_.stages[s];
+      const std::string k = std::to_string(s);
+      if (st.combine == kir::Combine::ArgMax) {
+        out += "  alignas(64) " + c_type(st.acc_dtype) + " accv" + k + "[GBC_COLUMN_BLOCK];\n";
+        out += "  alignas(64) int64_t s" + k + "[GBC_COLUMN_BLOCK];\n";
+      } else {
+        out += "  alignas(64) " + c_type(st.acc_dtype) + " s" + k + "[GBC_COLUMN_BLOCK];\n";
+      }
+    }
+    out += "  for (int64_t u = u_begin; u < u_end; ++u) {\n";
+    out += "    const int64_t p = u / blocks, q0 = (u - p * blocks) * qb;\n";
+    out += "    const int64_t qm = gbc_min_i64(qb, cols - q0), ob = p * cols + q0;\n";
+    return out + loop + "  }\n}\n\n";
+  }
+
   std::string reduction() {
     const std::string& name = k_.name;
+    if (k_.columns) {
+      std::string setup = "  const int64_t qb = " + column_block_size("a->inner") + ";\n";
+      setup += "  const int64_t units = a->outer / a->cols * ((a->cols + qb - 1) / qb);\n";
+      return columns_function(name + "_columns") +
+             entry(setup, "units", "a->outer * a->inner", "(units + threads - 1) / threads", name + "_columns");
+    }
     std::string out = rows_function(name + "_rows", false);
     std::string setup = "  const int64_t outer = a->outer;\n";
     if (row_cache_.empty()) {

@@ -15,6 +15,14 @@
 //   again, like softmax's exp(x - max) in the sum and the store, is computed once per element and
 //   kept in a per-thread row of scratch memory, for rows of up to GBC_ROW_CACHE_BYTES of kept
 //   values; longer rows compute it again (each kernel has both row functions).
+// - The column schedule (kir::Kernel::columns, chosen by specialize.h where the kept dims are the
+//   contiguous ones: a sum over dim 0, a var over a middle dim): o = p * cols + q, and per block
+//   of up to GBC_COLUMN_BLOCK columns each stage walks r outside a vectorized loop over q, folding
+//   into one accumulator per column (four rows per loop, each column still in order of r); full-
+//   level stores are one more such pass. Each column folds sequentially, whatever the threads.
+//   Pointwise kernels with Strided buffers walk rows of `cols` elements the same way: each
+//   buffer's offset once per row, then `base + q * step` (a gather only where the step is not 0
+//   or 1), instead of a precomputed offset per element.
 // - Work above GBC_PARALLEL_MIN_WORK elements is split over OpenMP threads (elements or rows),
 //   never more than GbcKernelArgs::num_threads.
 // - Large contiguous outputs are advised onto transparent huge pages before the first touch

@@ -64,6 +64,17 @@ template <typename T> GBC_FN void gbc_argmax_merge(T& v, int64_t& i, T v2, int64
  * it (they stay in L2); longer rows compute the value again. */
 #define GBC_ROW_CACHE_BYTES (1 << 20)
 
+/* The column schedule (cpu_codegen.cpp) keeps one accumulator per column of a block and stage, at
+ * most GBC_COLUMN_BLOCK of them (on the stack). A kernel that passes over a block more than once
+ * takes fewer columns, so that what a pass reads (inner elements of each column) stays in L2 for
+ * the next pass. */
+#define GBC_COLUMN_BLOCK 1024
+#define GBC_COLUMN_CACHE_BYTES (256 << 10)
+GBC_FN int64_t gbc_column_block(int64_t inner, int64_t bytes_per_element, int passes) {
+  if (passes <= 1 || inner * bytes_per_element <= 0) return GBC_COLUMN_BLOCK;
+  const int64_t qb = GBC_COLUMN_CACHE_BYTES / (inner * bytes_per_element) / 64 * 64;
+  return qb < 64 ? 64 : qb > GBC_COLUMN_BLOCK ? GBC_COLUMN_BLOCK : qb;
+}
 
 /* Outputs of at least this many bytes are backed by transparent huge pages where the system
  * leaves them to madvise (the default): a fresh output is typically a new mapping, and first

@@ -23,6 +23,7 @@ typedef struct GbcBufferArg {
   int32_t rank;
   int64_t sizes[GBC_MAX_RANK];
   int64_t strides[GBC_MAX_RANK];
+  int64_t sq; /* CPU column schedule: stride of q (kir::Buffer::col_step 2) */
 } GbcBufferArg;
 
 typedef struct GbcKernelArgs {
@@ -32,6 +33,7 @@ typedef struct GbcKernelArgs {
   const GbcBufferArg* buffers;
   const double* scalars;  /* host scalars, as double (ints and bools are exact up to 2^53) */
   int32_t num_threads;    /* the runtime's budget; kernels may use fewer */
+  int64_t cols;           /* CPU column schedule: o (or i) = p * cols + q (specialize.h) */
 } GbcKernelArgs;
 
 typedef void (*GbcKernelFn)(const GbcKernelArgs*);

@@ -39,7 +39,7 @@ std::string const_str(const Expr& e) {
   return std::string(dtype_name(e.dtype)) + "(" + v + ")";
 }
 
-std::string index_str(const Buffer& b) {
+std::string kind_str(const Buffer& b) {
   switch (b.index) {
     case IndexKind::Contiguous: return "contiguous";
     case IndexKind::Scalar: return "scalar";
@@ -47,6 +47,11 @@ std::string index_str(const Buffer& b) {
     case IndexKind::Strided: return "strided(" + std::to_string(b.rank) + ")";
   }
   return "?";
+}
+
+std::string index_str(const Buffer& b) {
+  if (b.col_step < 0) return kind_str(b);
+  return kind_str(b) + ", q step " + (b.col_step == 2 ? std::string("s") : std::to_string(b.col_step));
 }
 
 bool is_leaf(const Expr& e) { return e.kind != ExprKind::Op && e.kind != ExprKind::Cast; }
@@ -176,7 +181,8 @@ bool computes_op(const Kernel& kernel, const std::string& op) {
 
 std::string print_kernel(const Kernel& kernel) {
   bool reduction = kernel.kind == KernelKind::Reduction;
-  std::string out = "kernel " + kernel.name + (reduction ? " reduction(o, r) {\n" : " pointwise(i) {\n");
+  const char* kind = !reduction ? " pointwise(i) {\n" : kernel.columns ? " reduction(o, r) columns {\n" : " reduction(o, r) {\n";
+  std::string out = "kernel " + kernel.name + kind;
   if (kernel.fault != InjectedFault::None) out += "  injected fault: " + fault_name(kernel.fault) + " (--inject-fault)\n";
   for (const auto& b : kernel.buffers) {
     out += std::string(b.is_output ? "  out " : "  in  ") + b.name + ": " + std::string(dtype_name(b.dtype)) + " " +

@@ -94,6 +94,9 @@ struct Buffer {
   // Affine at a reduction's full level with r's stride 1 (a row broadcast over o, a padded row):
   // offset o * s0 + r, so that a row's elements load as one vector instead of a gather.
   bool r_contiguous = false;
+  // Full-level buffers of a kernel in the CPU column schedule (Kernel::columns): the stride of q,
+  // 0, 1, or 2 for one passed at run time (GbcBufferArg::sq); -1 elsewhere.
+  int col_step = -1;
 };
 
 enum class Combine : uint8_t { Sum, Prod, Max, Min, ArgMax };
@@ -124,6 +127,11 @@ struct Kernel {
   std::vector<SourceLoc> node_locs;
   // Per node_names entry: the expression of that node's value (what the bisector reads).
   std::vector<ExprPtr> node_values;
+  // A reduction the CPU walks in memory order: o = p * cols + q with q the trailing kept dims,
+  // contiguous in its inputs; each block of q keeps one accumulator per output. A pointwise kernel
+  // the CPU walks in rows: i = p * cols + q, each buffer's offset found once per p (specialize.h).
+  // Other targets and the interpreter ignore it: buffers keep their index kinds.
+  bool columns = false;
   // A deliberate bug to build this kernel with (--inject-fault, a testing aid); None in real use.
   InjectedFault fault = InjectedFault::None;
 };

@@ -3,6 +3,7 @@
 #include "compiler/kernel/specialize.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace gbc {
 namespace {
@@ -87,6 +88,99 @@ BufferSpec specialize_full(const BufferLayout& layout, size_t outer_rank) {
   return spec;
 }
 
+// Fewer columns than this stay in the row schedule: a q loop that short does not pay for itself.
+constexpr int64_t kMinColumns = 8;
+
+// The stride of dims [begin, end) of a layout taken as one index: 0 when they are all broadcast
+// (or absent), nullopt when they do not merge into one dim.
+std::optional<int64_t> merged_stride(const BufferLayout& layout, size_t begin, size_t end) {
+  BufferLayout c = collapse(layout.sizes, layout.strides, begin, end);
+  if (c.sizes.size() > 1) return std::nullopt;
+  return c.sizes.empty() ? 0 : c.strides[0];
+}
+
+// The stride of the innermost reduced dim that is not of size 1 (0 when there is none).
+int64_t innermost_reduced_stride(const BufferLayout& layout, size_t outer_rank) {
+  for (size_t d = layout.sizes.size(); d > outer_rank; --d)
+    if (layout.sizes[d - 1] != 1) return layout.strides[d - 1];
+  return 0;
+}
+
+// Chooses the column schedule (specialize.h) for a reduction: the longest run of trailing kept
+// dims that every full-level buffer steps through with one stride, taken when the full-level
+// inputs read more bytes contiguously along it than along their innermost reduced dim (outputs
+// count half: they are written once, the inputs read once per pass). Buffers broadcast along
+// either index (a [C] weight) stay in cache whichever way they are walked and do not count.
+void plan_columns(const LoweredKernel& kernel, const std::vector<BufferLayout>& layouts, size_t outer_rank,
+                  Specialization& spec) {
+  const auto& buffers = kernel.kernel.buffers;
+  std::vector<size_t> full;
+  for (size_t b = 0; b < buffers.size(); ++b)
+    if (buffers[b].level == kir::Level::Full) full.push_back(b);
+  if (full.empty() || outer_rank == 0) return;
+  size_t begin = outer_rank;
+  std::vector<int64_t> steps(buffers.size(), 0);
+  for (size_t j = outer_rank; j-- > 0;) {
+    std::vector<int64_t> candidate(buffers.size(), 0);
+    bool merges = true;
+    for (size_t b : full) {
+      std::optional<int64_t> stride = merged_stride(layouts[b], j, outer_rank);
+      merges = merges && stride.has_value();
+      if (stride) candidate[b] = *stride;
+    }
+    if (!merges) break;
+    begin = j;
+    steps = candidate;
+  }
+  const int64_t columns = product(layouts[full[0]].sizes, begin, outer_rank);
+  if (begin == outer_rank || columns < kMinColumns) return;
+  int64_t score = 0;
+  for (size_t b : full) {
+    const int64_t weight = dtype_size(buffers[b].dtype) * (buffers[b].is_output ? 1 : 2);
+    const int64_t r_stride = innermost_reduced_stride(layouts[b], outer_rank);
+    if (steps[b] == 0 || r_stride == 0) continue;
+    if (steps[b] == 1) score += weight;
+    if (r_stride == 1) score -= weight;
+  }
+  if (score <= 0) return;
+  spec.columns = columns;
+  for (size_t b : full) {
+    BufferSpec& s = spec.buffers[b];
+    s.col_step = steps[b] == 0 || steps[b] == 1 ? static_cast<int>(steps[b]) : 2;
+    s.sq = steps[b];
+  }
+}
+
+// The row walk of pointwise kernels with Strided buffers (specialize.h): the longest run of
+// trailing dims that every buffer steps through with one stride, when it has enough elements.
+void plan_pointwise_rows(const std::vector<BufferLayout>& layouts, Specialization& spec) {
+  const auto& buffers = spec.buffers;
+  if (layouts.empty() || std::none_of(buffers.begin(), buffers.end(),
+                                      [](const BufferSpec& b) { return b.index == kir::IndexKind::Strided; }))
+    return;
+  const size_t rank = layouts[0].sizes.size();
+  size_t begin = rank;
+  std::vector<int64_t> steps;
+  for (size_t j = rank; j-- > 0;) {
+    std::vector<int64_t> candidate;
+    for (const BufferLayout& layout : layouts) {
+      std::optional<int64_t> stride = merged_stride(layout, j, rank);
+      if (!stride) break;
+      candidate.push_back(*stride);
+    }
+    if (candidate.size() != layouts.size()) break;
+    begin = j;
+    steps = candidate;
+  }
+  const int64_t width = product(layouts[0].sizes, begin, rank);
+  if (begin == rank || width < kMinColumns) return;
+  spec.columns = width;
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    spec.buffers[b].col_step = steps[b] == 0 || steps[b] == 1 ? static_cast<int>(steps[b]) : 2;
+    spec.buffers[b].sq = steps[b];
+  }
+}
+
 std::string token(const BufferSpec& spec) {
   switch (spec.index) {
     case kir::IndexKind::Contiguous: return "C";
@@ -163,6 +257,12 @@ Specialization specialize_layouts(const LoweredKernel& kernel, const std::vector
     spec.layout_key += (b ? "," : "") + token(s);
     spec.buffers.push_back(std::move(s));
   }
+  if (kernel.kernel.kind == kir::KernelKind::Reduction) plan_columns(kernel, layouts, outer_rank, spec);
+  else plan_pointwise_rows(layouts, spec);
+  if (spec.columns > 0) {
+    spec.layout_key += "|q";
+    for (const BufferSpec& s : spec.buffers) spec.layout_key += s.col_step < 0 ? "-" : s.col_step == 2 ? "s" : std::to_string(s.col_step);
+  }
   return spec;
 }
 
@@ -173,7 +273,9 @@ kir::Kernel specialized_kernel(const kir::Kernel& kernel, const Specialization& 
     out.buffers[b].index = spec.buffers[b].index;
     out.buffers[b].rank = static_cast<int>(spec.buffers[b].sizes.size());
     out.buffers[b].r_contiguous = spec.buffers[b].r_contiguous;
+    out.buffers[b].col_step = spec.buffers[b].col_step;
   }
+  out.columns = spec.columns > 0;
   return out;
 }
 
@@ -191,6 +293,7 @@ KernelArgs::KernelArgs(const LoweredKernel& kernel, const Specialization& spec, 
     arg.rank = static_cast<int32_t>(s.sizes.size());
     std::copy(s.sizes.begin(), s.sizes.end(), arg.sizes);
     std::copy(s.strides.begin(), s.strides.end(), arg.strides);
+    arg.sq = s.sq;
     buffers_.push_back(arg);
   }
   args_.numel = product(iter_sizes, 0, iter_sizes.size());
@@ -201,6 +304,7 @@ KernelArgs::KernelArgs(const LoweredKernel& kernel, const Specialization& spec, 
                    kernel.reduced_dims.end();
     (reduced ? args_.inner : args_.outer) *= iter_sizes[d];
   }
+  args_.cols = spec.columns;
   args_.num_threads = num_threads;
 }
 

@@ -11,6 +11,15 @@
 //   Affine      offset = i * s0, or o * s0 + r * s1 (outer level: o * s0)
 //   Strided     offset = sum of idx[d] * strides[d], where idx unflattens L over sizes (row-major);
 //               size-1 dims are dropped and mergeable neighbours merged first, so `rank` is small.
+// The column schedule (CPU reductions, kir::Kernel::columns): when the trailing kept dims, merged
+// into one index q of `columns` elements, step by 1 through the full-level inputs while the
+// reduced dims do not (a sum over dim 0, a var over a middle dim, a layer_norm of a transposed
+// view), o is split as p * columns + q and the CPU walks r outside q, the inputs in memory order.
+// Index kinds stay those of (o, r), so every other target and the interpreter ignore it; each
+// full-level buffer only adds how q steps through it (kir::Buffer::col_step, BufferSpec::sq).
+// Pointwise kernels with a Strided buffer (a [C, 1, 1] batch_norm scale, a permuted input) take
+// the same split, i = p * columns + q, q the trailing dims every buffer steps through with one
+// stride: each buffer's offset is computed once per p instead of once per element.
 // Tests: tests/kernel/specialize_test.cpp.
 #pragma once
 
@@ -44,11 +53,15 @@ struct BufferSpec {
   bool r_contiguous = false;    // Affine at a reduction's full level with s1 == 1 (kir::Buffer)
   std::vector<int64_t> sizes;   // Strided (rank = sizes.size())
   std::vector<int64_t> strides;
+  int col_step = -1;            // column schedule, full level: q's stride 0, 1, or 2 (sq, at run time)
+  int64_t sq = 0;
 };
 
 struct Specialization {
   std::vector<BufferSpec> buffers;
-  /// One token per buffer ("C", "S", "A", "Ar" (r contiguous), "T<rank>"), comma-separated: kernels compiled for equal
+  int64_t columns = 0;  // the column schedule's q count (0: rows)
+  /// One token per buffer ("C", "S", "A", "Ar" (r contiguous), "T<rank>"), comma-separated, then for the
+  /// column schedule "|q" and each buffer's col_step ("0", "1", "s", "-" per o): kernels compiled for equal
   /// keys are interchangeable.
   std::string layout_key;
 };

@@ -46,14 +46,16 @@ std::vector<GbcKernelFn> compile_all(const std::vector<kir::Kernel>& kernels, co
 
 
 // Runs the interpreter and the compiled kernel on copies of the same arguments; returns the
-// outputs of both (per output buffer, its bytes).
+// outputs of both (per output buffer, its bytes). `cols`: GbcKernelArgs::cols, for kernels in the
+// column schedule.
 struct Outputs {
   std::vector<std::vector<unsigned char>> interpreted, compiled;
 };
 Outputs run_both(const kir::Kernel& kernel, GbcKernelFn fn, HostArgs& host, int64_t numel, int64_t outer, int64_t inner,
-                 int32_t threads = 1) {
+                 int32_t threads = 1, int64_t cols = 0) {
   Outputs out;
   GbcKernelArgs args = host.args(numel, outer, inner, threads);
+  args.cols = cols;
   interpret_kernel(kernel, args);
   for (size_t b = 0; b < kernel.buffers.size(); ++b) {
     if (!kernel.buffers[b].is_output) continue;
@@ -322,6 +324,117 @@ TEST_F(CpuCodegenTest, IntegerReductionsAreExact) {
   EXPECT_EQ(reinterpret_cast<const int64_t*>(am.compiled[0].data())[2], 0);
 }
 
+// ---- the column schedule (reductions over outer dims, specialize.h) ----
+
+// A kernel as specialize_layouts marks it for the column schedule: q steps given per buffer (-1 for
+// per-o buffers).
+kir::Kernel in_columns(kir::Kernel k, const std::vector<int>& steps) {
+  k.name += "_columns";
+  k.columns = true;
+  for (size_t b = 0; b < k.buffers.size(); ++b) k.buffers[b].col_step = steps.at(b);
+  return k;
+}
+
+// pointwise_mix_kernel walked in rows: x, y, h step by 1 along a row, w by its stride, t (a
+// transpose) by the row count, c is a scalar.
+kir::Kernel pointwise_in_rows() { return in_columns(testing::pointwise_mix_kernel(), {1, 2, 2, -1, 1, 1}); }
+
+class CpuColumnsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    kir::Kernel layer_norm = testing::layer_norm_kernel(37);
+    layer_norm.buffers[0].index = kir::IndexKind::Affine;  // x read transposed
+    kir::Kernel int_reduce = testing::int_reduce_kernel();
+    int_reduce.buffers[0].index = kir::IndexKind::Strided;  // x [P, R, Q] in (o, r) order
+    int_reduce.buffers[0].rank = 3;
+    kir::Kernel argmax = testing::argmax_kernel(DType::Float32);
+    argmax.buffers[0].index = kir::IndexKind::Affine;
+    kernels_ = {in_columns(layer_norm, {1, 0, 0, 2, -1}), in_columns(int_reduce, {1, -1, -1, -1, -1}),
+                in_columns(argmax, {1, -1, -1}), pointwise_in_rows()};
+    fns_ = compile_all(kernels_, "cpu_columns_test");
+  }
+  static std::vector<kir::Kernel> kernels_;
+  static std::vector<GbcKernelFn> fns_;
+};
+std::vector<kir::Kernel> CpuColumnsTest::kernels_;
+std::vector<GbcKernelFn> CpuColumnsTest::fns_;
+
+TEST_F(CpuColumnsTest, WalksRowsOutsideColumnsWithoutTheRowFunction) {
+  const std::string source = codegen::generate_cpu_kernel(kernels_[0]);
+  EXPECT_NE(source.find("static void layer_norm_columns_columns("), std::string::npos) << source;
+  EXPECT_EQ(source.find("_rows("), std::string::npos) << source;
+  EXPECT_NE(source.find("for (int64_t r = 0; r < inner; ++r) {"), std::string::npos) << source;
+}
+
+// layer_norm of the transpose of an [inner, outer] buffer: x at o + r * outer (q step 1), y
+// written at o * inner + r (q step inner, at run time), w and b the same for every column.
+TEST_F(CpuColumnsTest, LayerNormOfATransposeMatchesInterpreter) {
+  const int64_t inner = 37;
+  ASSERT_EQ(fns_.size(), kernels_.size());
+  for (const auto& [outer, threads] : std::vector<std::pair<int64_t, int32_t>>{{9, 1}, {1500, 1}, {2500, 2}}) {
+    HostArgs h = testing::layer_norm_args(outer, inner);
+    h.set_affine(0, 1, outer);
+    h.arg(3).sq = inner;
+    Outputs out = run_both(kernels_[0], fns_[0], h, 0, outer, inner, threads, outer);
+    // Sums fold in another order than the interpreter's (r in order per column, in float64).
+    EXPECT_TRUE(floats_close(out.compiled[0], out.interpreted[0], 1e-5)) << "outer " << outer;
+    EXPECT_TRUE(floats_close(out.compiled[1], out.interpreted[1], 1e-6)) << "outer " << outer;
+  }
+}
+
+TEST_F(CpuColumnsTest, PointwiseRowsMatchInterpreterBitForBit) {
+  for (const auto& [rows, cols, threads] : std::vector<std::tuple<int64_t, int64_t, int32_t>>{{3, 9, 1}, {300, 257, 2}}) {
+    HostArgs h = pointwise_mix_args(rows, cols);
+    h.arg(1).sq = 2;
+    h.arg(2).sq = rows;
+    Outputs out = run_both(kernels_[3], fns_[3], h, rows * cols, 0, 0, threads, cols);
+    EXPECT_EQ(out.compiled[0], out.interpreted[0]) << rows << "x" << cols;
+    EXPECT_EQ(out.compiled[1], out.interpreted[1]) << rows << "x" << cols;
+  }
+}
+
+// Integer sums, products, min and max over the middle dim of [P, R, Q]: p = 3 blocks of Q columns,
+// Q longer than a column block; exact, so bit for bit.
+TEST_F(CpuColumnsTest, MiddleDimIntegerReductionsAreExact) {
+  const int64_t P = 3, R = 5, Q = GBC_COLUMN_BLOCK + 70;
+  for (const int32_t threads : {1, 2}) {
+    HostArgs h;
+    h.add(DType::Int32, static_cast<size_t>(P * R * Q));
+    for (int b = 0; b < 2; ++b) h.add(DType::Int64, static_cast<size_t>(P * Q));
+    for (int b = 0; b < 2; ++b) h.add(DType::Int32, static_cast<size_t>(P * Q));
+    std::mt19937 rng(9);
+    for (int64_t i = 0; i < P * R * Q; ++i) h.data<int32_t>(0)[i] = static_cast<int32_t>(rng());
+    h.set_strided(0, {P, Q, R}, {R * Q, 1, Q});
+    Outputs out = run_both(kernels_[1], fns_[1], h, 0, P * Q, R, threads, Q);
+    for (size_t k = 0; k < out.compiled.size(); ++k) EXPECT_EQ(out.compiled[k], out.interpreted[k]) << "output " << k;
+  }
+}
+
+// argmax and max over dim 0 of a [R, Q] buffer: the first maximum per column, NaN winning.
+TEST_F(CpuColumnsTest, ArgmaxOverColumnsTakesFirstMaximumAndNaN) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const int64_t R = 40, Q = 20;
+  HostArgs h;
+  h.add(DType::Float32, static_cast<size_t>(R * Q));
+  h.add(DType::Int64, static_cast<size_t>(Q));
+  h.add(DType::Float32, static_cast<size_t>(Q));
+  fill_random(h.data<float>(0), static_cast<size_t>(R * Q), 21, -1.0f, 1.0f);
+  float* x = h.data<float>(0);
+  x[3 * Q + 0] = x[19 * Q + 0] = 7.0f;  // column 0: two equal maxima
+  x[2 * Q + 1] = 9.0f;
+  x[30 * Q + 1] = nan;  // column 1: NaN after the maximum
+  x[5 * Q + 2] = nan;
+  x[17 * Q + 2] = nan;
+  h.set_affine(0, 1, Q);
+  Outputs out = run_both(kernels_[2], fns_[2], h, 0, Q, R, 1, Q);
+  EXPECT_EQ(out.compiled[0], out.interpreted[0]);
+  EXPECT_EQ(out.compiled[1], out.interpreted[1]);
+  const int64_t* idx = reinterpret_cast<const int64_t*>(out.compiled[0].data());
+  EXPECT_EQ(idx[0], 3);
+  EXPECT_EQ(idx[1], 30);
+  EXPECT_EQ(idx[2], 5);
+}
+
 // ---- every op on every dtype, compiled against the interpreter ----
 
 struct OpCase {
@@ -458,7 +571,13 @@ TEST(CpuCodegenVectorization, EveryOmpSimdLoopVectorizes) {
   const std::vector<kir::Kernel> kernels = {testing::pointwise_mix_kernel(), testing::half_kernel(), testing::softmax_kernel(),
                                             testing::softmax_kernel(kir::IndexKind::Strided), testing::layer_norm_kernel(64),
                                             testing::argmax_kernel(DType::Float32), testing::masked_softmax_kernel(),
-                                            testing::masked_softmax_kernel(true)};
+                                            testing::masked_softmax_kernel(true),
+                                            // The column schedule and the pointwise row walk (a bfloat16 bias
+                                            // broadcast over rows: a gather of 16-bit elements did not vectorize).
+                                            // Not argmax in columns: its per-o loop only copies, and GCC makes
+                                            // that memcpy calls instead of vectors.
+                                            in_columns(testing::layer_norm_kernel(64), {1, 0, 0, 1, -1}),
+                                            in_columns(testing::half_kernel(), {1, 0, 1, 1, 1}), pointwise_in_rows()};
   const std::string source = codegen::generate_cpu_source(kernels, "vectorization");
   codegen::CpuCompileOptions options;
   options.extra_flags = {"-fopt-info-vec-optimized"};

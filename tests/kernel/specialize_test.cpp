@@ -154,5 +154,56 @@ TEST(Specialize, IterationSizesFromBindings) {
   EXPECT_THROW(iteration_sizes(k, {}), InternalError);
 }
 
+TEST(Specialize, ReductionsOverOuterDimsWalkColumns) {
+  // Sum over dim 0 of [5, 9]: o (9) steps by 1 through x, r by 9: the column schedule, one p.
+  LoweredKernel k = lower_model("  x: {shape: [5, 9]}\n", "  - {id: s, op: sum, args: [x], dim: 0}\n", "[s]");
+  Sizes iter = {5, 9};
+  std::vector<BufferLayout> layouts = {iteration_layout(k, 0, {5, 9}, {9, 1}, iter), iteration_layout(k, 1, {9}, {1}, iter)};
+  Specialization spec = specialize_layouts(k, layouts);
+  EXPECT_EQ(spec.columns, 9);
+  EXPECT_EQ(spec.buffers[0].col_step, 1);
+  EXPECT_EQ(spec.buffers[1].col_step, -1);
+  EXPECT_EQ(spec.layout_key, "A,C|q1-");
+  kir::Kernel compiled = specialized_kernel(k.kernel, spec);
+  EXPECT_TRUE(compiled.columns);
+  EXPECT_EQ(compiled.buffers[0].col_step, 1);
+  KernelArgs args(k, spec, {nullptr, nullptr}, iter, {});
+  EXPECT_EQ(args.get()->cols, 9);
+  // The same sum of the transposed tensor reads rows contiguously: no columns.
+  layouts[0] = iteration_layout(k, 0, {5, 9}, {1, 5}, iter);
+  spec = specialize_layouts(k, layouts);
+  EXPECT_EQ(spec.columns, 0);
+  EXPECT_EQ(spec.layout_key, "C,C");
+  EXPECT_FALSE(specialized_kernel(k.kernel, spec).columns);
+  EXPECT_EQ(KernelArgs(k, spec, {nullptr, nullptr}, iter, {}).get()->cols, 0);
+  // Fewer than 8 columns stay rows.
+  LoweredKernel narrow = lower_model("  x: {shape: [5, 7]}\n", "  - {id: s, op: sum, args: [x], dim: 0}\n", "[s]");
+  EXPECT_EQ(specialize_layouts(narrow, {iteration_layout(narrow, 0, {5, 7}, {7, 1}, {5, 7}),
+                                        iteration_layout(narrow, 1, {7}, {1}, {5, 7})}).columns, 0);
+}
+
+TEST(Specialize, MiddleDimReductionSplitsOIntoPAndColumns) {
+  // A weighted sum over dim 1 of [2, 5, 9]: o = (b, c) does not merge, q = c (9 columns), p = b;
+  // the [9] weight steps by 1 along q too (and by 0 along r).
+  LoweredKernel k = lower_model("  x: {shape: [2, 5, 9]}\n  w: {shape: [9]}\n",
+                                "  - {id: a, op: mul, args: [x, w]}\n"
+                                "  - {id: s, op: sum, args: [a], dim: 1}\n",
+                                "[s]");
+  Sizes iter = {2, 5, 9};
+  size_t x = buffer(k, "x"), w = buffer(k, "w"), s = buffer(k, "s");
+  std::vector<BufferLayout> layouts(3);
+  layouts[x] = iteration_layout(k, x, {2, 5, 9}, {45, 9, 1}, iter);
+  layouts[w] = iteration_layout(k, w, {9}, {1}, iter);
+  layouts[s] = iteration_layout(k, s, {2, 9}, {9, 1}, iter);
+  Specialization spec = specialize_layouts(k, layouts);
+  EXPECT_EQ(spec.columns, 9);
+  EXPECT_EQ(spec.buffers[x].col_step, 1);
+  EXPECT_EQ(spec.buffers[w].col_step, 1);
+  EXPECT_EQ(spec.buffers[x].index, kir::IndexKind::Strided);
+  // x read with its channels every 5th element (a permuted tensor): q steps by 5, r by 1, rows.
+  layouts[x] = iteration_layout(k, x, {2, 5, 9}, {45, 1, 5}, iter);
+  EXPECT_EQ(specialize_layouts(k, layouts).columns, 0);
+}
+
 }  // namespace
 }  // namespace gbc
