@@ -197,7 +197,7 @@ class Detector:
         """The first corpus model that fails (None when all pass); adds what gbc made of them to code."""
         trace = self._trace_dir("corpus")
         for m in self.models:
-            rc, _ = run([self.gbcheck, m, "-q", "--trace", trace] + [a for b in BACKENDS for a in ("-b", b)],
+            rc, _ = run(check_command(self.gbcheck, m) + ["--trace", trace],
                         timeout=self.args.check_timeout, env=self.env)
             if rc != 0:
                 return m + (" (timeout)" if rc == 124 else " (exit %d)" % rc)
@@ -240,8 +240,13 @@ class Detector:
         return sigs
 
 
-def build(args):
-    return run(["ninja", "-C", args.build, "-j", str(args.jobs), "gbcheck"], timeout=1800)
+def check_command(gbcheck, model):
+    """The corpus step's check of one model: quiet, on every backend of the detector."""
+    return [gbcheck, model, "-q"] + [a for b in BACKENDS for a in ("-b", b)]
+
+
+def build(args, build_dir=None, timeout=1800):
+    return run(["ninja", "-C", build_dir or args.build, "-j", str(args.jobs), "gbcheck"], timeout=timeout)
 
 
 # The AddressSanitizer stage: memory errors inside gbc (a read past a vector's end) change no
@@ -251,7 +256,7 @@ def asan_enabled(args):
 
 
 def asan_build(args):
-    return run(["ninja", "-C", args.asan_build, "-j", str(args.jobs), "gbcheck"], timeout=3600)
+    return build(args, args.asan_build, timeout=3600)
 
 
 def asan_reports(log_dir):
@@ -282,7 +287,7 @@ def asan_corpus(det, args):
     env = dict(det.env, ASAN_OPTIONS="log_path=%s/asan:detect_leaks=0:handle_abort=1:handle_segv=0:"
                "allocator_may_return_null=1" % log_dir)
     for m in det.models:
-        rc, out = run([gbcheck, m, "-q"] + [a for b in BACKENDS for a in ("-b", b)], timeout=3 * args.check_timeout, env=env)
+        rc, out = run(check_command(gbcheck, m), timeout=3 * args.check_timeout, env=env)
         reports = asan_reports(log_dir)
         if reports:
             return m + ": " + reports[0]
