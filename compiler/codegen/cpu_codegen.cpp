@@ -150,10 +150,7 @@ class CpuKernelWriter {
       const std::string v = em_.value(st.value, body);
       const std::string slot = acc + "[" + lane + "]";
       if (argmax) {
-        const std::string take = em_.fresh("take");
-        body.line("const bool " + take + " = gbc_argmax_better(" + v + ", " + slot + ");");
-        body.line(slot + " = " + take + " ? " + v + " : " + slot + ";");
-        body.line("acci" + k + "[" + lane + "] = " + take + " ? r : acci" + k + "[" + lane + "];");
+        argmax_fold(body, v, slot, "acci" + k + "[" + lane + "]");
       } else {
         body.line(fold_statement(st, slot, v));
       }
@@ -193,6 +190,13 @@ class CpuKernelWriter {
       return slot + " = (" + c_type(st.acc_dtype) + ")gbc_round_float16((float)gbc_add(" + slot + ", " + v + "));";
     }
     return slot + " = " + combine_function(st.combine) + "(" + slot + ", " + v + ");";
+  }
+  // Folds element r (value v) into an argmax's running best value `slot` and its index `index_slot`.
+  void argmax_fold(Scope& body, const std::string& v, const std::string& slot, const std::string& index_slot) {
+    const std::string take = em_.fresh("take");
+    body.line("const bool " + take + " = gbc_argmax_better(" + v + ", " + slot + ");");
+    body.line(slot + " = " + take + " ? " + v + " : " + slot + ";");
+    body.line(index_slot + " = " + take + " ? r : " + index_slot + ";");
   }
   // How many elements of r a stage folds: all of them, but for the injected reduce-bound bug.
   std::string folded_count() const {
@@ -396,10 +400,7 @@ class CpuKernelWriter {
     Scope body(Scope::Element, "        ", column_indexing(), &kernel_scope);
     const std::string v = em_.value(st.value, body);
     if (argmax) {
-      const std::string take = em_.fresh("take");
-      body.line("const bool " + take + " = gbc_argmax_better(" + v + ", " + slot + ");");
-      body.line(slot + " = " + take + " ? " + v + " : " + slot + ";");
-      body.line("s" + k + "[q] = " + take + " ? r : s" + k + "[q];");
+      argmax_fold(body, v, slot, "s" + k + "[q]");
       return out + column_pass(column_buffers_of({st.value}), body.code(), folded_count());
     }
     body.line(fold_statement(st, slot, v));
