@@ -59,6 +59,12 @@ std::string widen(DType storage, const std::string& element) {
   return element;
 }
 
+// Whether `e` is the rounding of a float32 to the half type `storage` (kir::Cast's float16/bfloat16 form).
+bool rounded_to(const kir::Expr& e, DType storage) {
+  if (e.kind != kir::ExprKind::Op || e.args.size() != 1 || e.args[0]->dtype != DType::Float32) return false;
+  return (storage == DType::Float16 && e.op == "round_float16") || (storage == DType::BFloat16 && e.op == "round_bfloat16");
+}
+
 std::string narrow(DType storage, const std::string& value) {
   if (storage == DType::Bool) return "(uint8_t)(" + value + ")";
   if (storage == DType::Float16) return "gbc_f32_to_f16(" + value + ")";
@@ -322,7 +328,10 @@ void CEmitter::store(const kir::Store& s, Scope& scope) {
   const kir::Buffer& b = buffer_at(kernel_, s.buffer);
   GBC_INTERNAL_ASSERT(b.is_output && s.value && s.value->dtype == compute_dtype(b.dtype),
                       "codegen: store to '" + b.name + "' of " + kernel_.name + " has the wrong dtype or target");
-  const std::string v = value(s.value, scope);
+  // Narrowing rounds as the cast to the buffer's half type does: a value rounded by that cast is
+  // stored unrounded (one conversion per element instead of three).
+  const kir::ExprPtr& stored = rounded_to(*s.value, b.dtype) ? s.value->args[0] : s.value;
+  const std::string v = value(stored, scope);
   scope.line(element(s.buffer, scope.indexing()) + " = " + narrow(b.dtype, v) + ";");
 }
 

@@ -80,32 +80,26 @@ GBC_FN uint16_t gbc_f32_to_bf16(float f) {
   u += 0x7fffu + ((u >> 16) & 1u);                                          /* round to nearest even */
   return (uint16_t)(u >> 16);
 }
+/* float16 <-> float32 without branches, so that loops converting them vectorize (issue 19: the
+ * branchy forms kept softmax_float16_io's passes at half speed). The algorithms are those of
+ * FP16 (Maratyszcza), which c10::Half uses: exact, float adds and multiplies by powers of two do
+ * the rounding to nearest even; NaN becomes the quiet NaN 0x7e00 with its sign. */
 GBC_FN float gbc_f16_to_f32(uint16_t h) {
-  uint32_t sign = ((uint32_t)(h & 0x8000u)) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
-  if (exp == 0x1fu) return gbc_bits_f32(sign | 0x7f800000u | (man << 13)); /* inf / nan */
-  if (exp == 0) {
-    if (man == 0) return gbc_bits_f32(sign);
-    float v = (float)man * 5.9604644775390625e-8f; /* subnormal: man * 2^-24 */
-    return sign ? -v : v;
-  }
-  return gbc_bits_f32(sign | ((exp + 112u) << 23) | (man << 13));
+  const uint32_t w = (uint32_t)h << 16, sign = w & 0x80000000u, two_w = w + w;
+  const float normal = gbc_bits_f32((two_w >> 4) + (0xE0u << 23)) * 0x1.0p-112f; /* rebias the exponent */
+  const float subnormal = gbc_bits_f32((two_w >> 17) | (126u << 23)) - 0.5f;     /* man * 2^-24 */
+  return gbc_bits_f32(sign | (two_w < (1u << 27) ? gbc_f32_bits(subnormal) : gbc_f32_bits(normal)));
 }
 GBC_FN uint16_t gbc_f32_to_f16(float f) {
-  uint32_t u = gbc_f32_bits(f);
-  uint32_t sign = (u >> 16) & 0x8000u;
-  uint32_t a = u & 0x7fffffffu;
-  if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);        /* nan */
-  if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);       /* overflow (after rounding) to inf */
-  if (a < 0x38800000u) {                                          /* subnormal or zero in half */
-    float v = gbc_bits_f32(a) * 16777216.0f;                      /* scale by 2^24: exact */
-    /* round half to even to an integer count of 2^-24 units */
-    float r = GBC_MATH(nearbyint)(v);
-    return (uint16_t)(sign | (uint32_t)r);
-  }
-  uint32_t mant_odd = (a >> 13) & 1u;
-  a += 0xfffu + mant_odd; /* round to nearest even at bit 13 */
-  return (uint16_t)(sign | (((a >> 23) - 112u) << 10) | ((a >> 13) & 0x3ffu));
+  const uint32_t w = gbc_f32_bits(f), shl1_w = w + w, sign = w & 0x80000000u;
+  /* |f| * 2^2 (through 2^112, so that values too large for a half become inf) */
+  float base = (GBC_MATH(fabs)(f) * 0x1.0p+112f) * 0x1.0p-110f;
+  uint32_t bias = shl1_w & 0xFF000000u;
+  bias = bias < 0x71000000u ? 0x71000000u : bias;
+  base = gbc_bits_f32((bias >> 1) + 0x07800000u) + base; /* the add rounds the mantissa at half's width */
+  const uint32_t b = gbc_f32_bits(base);
+  const uint32_t nonsign = ((b >> 13) & 0x7C00u) + (b & 0x0FFFu);
+  return (uint16_t)((sign >> 16) | (shl1_w > 0xFF000000u ? 0x7E00u : nonsign));
 }
 
 /* ---- casts (kir::Cast): c10::convert's semantics ----

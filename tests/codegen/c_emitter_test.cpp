@@ -121,6 +121,16 @@ TEST(CEmitter, HalfStorageClampAndCasts) {
   EXPECT_TRUE(std::regex_search(half, std::regex(R"(const float t\d+ = gbc_f16_to_f32\(p0\[i\]\);)")));
   EXPECT_TRUE(std::regex_search(half, std::regex(R"(const float t\d+ = gbc_bf16_to_f32\(p1\[i\]\);)")));
   EXPECT_TRUE(std::regex_search(half, std::regex(R"(p3\[i\] = gbc_f32_to_bf16\(t\d+\);)")));
+  // A value rounded to the buffer's half type by a cast is narrowed once, without the rounding.
+  kir::Kernel cast = testing::half_kernel();
+  cast.stores = {{2, kir::op("round_float16", DType::Float32, {kir::load(0, DType::Float32)})},
+                 {3, kir::op("round_bfloat16", DType::Float32, {kir::load(1, DType::Float32)})},
+                 {4, kir::op("round_float16", DType::Float32, {kir::load(1, DType::Float32)})}};
+  const std::string narrowed = generate_cpu_kernel(cast);
+  EXPECT_TRUE(std::regex_search(narrowed, std::regex(R"(p2\[i\] = gbc_f32_to_f16\(t\d+\);)"))) << narrowed;
+  EXPECT_TRUE(std::regex_search(narrowed, std::regex(R"(p3\[i\] = gbc_f32_to_bf16\(t\d+\);)"))) << narrowed;
+  EXPECT_EQ(count(narrowed, "gbc_round_float16("), 1u) << "only the float32 output keeps its rounding:\n" << narrowed;
+  EXPECT_EQ(count(narrowed, "gbc_round_bfloat16("), 0u) << narrowed;
   const std::string ints = generate_cpu_kernel(testing::int8_kernel());
   EXPECT_TRUE(std::regex_search(ints, std::regex(R"(gbc_clamp_max\(gbc_clamp_min\(t\d+, \(int8_t\)-5\), \(int8_t\)7\))"))) << ints;
   EXPECT_TRUE(std::regex_search(ints, std::regex(R"(const int8_t t\d+ = gbc_cast_int8\(t\d+\);)")));

@@ -1,7 +1,8 @@
 // The prelude's own float32 transcendentals (kernel_prelude.h: exp, log, tanh, sigmoid, erf, gelu,
 // and silu/gelu_tanh built on them) against long double references: a sample of every float32
 // (each 4099th bit pattern, all exponents and both signs), dense sweeps around each function's
-// branch points and range limits, and the special values against ATen's CPU kernels.
+// branch points and range limits, and the special values against ATen's CPU kernels. Also the
+// float16 conversions against c10::Half: every half widens, a sample of every float narrows.
 #include <ATen/ops/erf.h>
 #include <ATen/ops/exp.h>
 #include <ATen/ops/from_blob.h>
@@ -10,6 +11,7 @@
 #include <ATen/ops/sigmoid.h>
 #include <ATen/ops/silu.h>
 #include <ATen/ops/tanh.h>
+#include <c10/util/Half.h>
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -18,6 +20,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <vector>
 
 #include "compiler/ir/kernel_prelude.h"
 
@@ -180,6 +183,35 @@ TEST(PreludeMath, SpecialValuesAreATens) {
       }
     }
   }
+}
+
+// The branch-free float16 conversions (kernel_prelude.h) give c10::Half's bits: every half widens
+// to the same float; floats narrow alike, sampled over every exponent and dense around the
+// rounding and overflow edges (NaN compared as NaN: c10 may keep its payload).
+TEST(PreludeHalf, ConversionsAreC10Halfs) {
+  for (uint32_t h = 0; h <= 0xffffu; ++h) {
+    const float want = static_cast<float>(c10::Half(static_cast<uint16_t>(h), c10::Half::from_bits()));
+    const float got = gbc_f16_to_f32(static_cast<uint16_t>(h));
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got)) << std::hex << h;
+    } else {
+      EXPECT_EQ(gbc_f32_bits(got), gbc_f32_bits(want)) << std::hex << h;
+    }
+  }
+  std::vector<uint32_t> floats;
+  for (uint64_t u = 0; u <= 0xffffffffu; u += 4099) floats.push_back(static_cast<uint32_t>(u));
+  for (uint32_t edge : {0x33000000u, 0x38800000u, 0x477fe000u, 0x477ff000u, 0x7f800000u})  // 2^-25, 2^-14, 65504, its half ulp, inf
+    for (uint32_t d = 0; d < 4096; ++d)
+      for (uint32_t sign : {0u, 0x80000000u}) floats.push_back(sign | (edge - 2048 + d));
+  int mismatches = 0;
+  for (uint32_t u : floats) {
+    const float f = gbc_bits_f32(u);
+    const uint16_t want = c10::Half(f).x, got = gbc_f32_to_f16(f);
+    if (std::isnan(f) ? (got & 0x7c00u) != 0x7c00u || (got & 0x3ffu) == 0 : got != want) {
+      if (++mismatches <= 10) ADD_FAILURE() << std::hex << "float bits " << u << ": " << got << " vs c10::Half " << want;
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 }  // namespace
