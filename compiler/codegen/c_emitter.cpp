@@ -214,6 +214,8 @@ std::string CEmitter::offset(int buffer, const Indexing& ix) const {
       return per_element ? ix.o + " * " + p + "_s0 + " + ix.r + " * " + p + "_s1"
                          : (per_row ? ix.o : ix.i) + " * " + p + "_s0";
     case kir::IndexKind::Strided: {
+      if (per_element && b.r_contiguous)
+        return "gbc_strided_offset(" + buffer_arg(buffer) + ", " + std::to_string(b.rank) + ", " + ix.o + " * " + ix.inner + ") + " + ix.r;
       const std::string linear = per_element ? ix.o + " * " + ix.inner + " + " + ix.r : per_row ? ix.o : ix.i;
       return "gbc_strided_offset(" + buffer_arg(buffer) + ", " + std::to_string(b.rank) + ", " + linear + ")";
     }

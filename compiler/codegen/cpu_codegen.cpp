@@ -45,8 +45,8 @@ class CpuKernelWriter {
     const bool reduction = k_.kind == kir::KernelKind::Reduction;
     for (size_t b = 0; b < k_.buffers.size(); ++b) {
       const kir::Buffer& buf = k_.buffers[b];
-      if (buf.index == kir::IndexKind::Strided && (!reduction || buf.level == kir::Level::Full))
-        blocked_.push_back(static_cast<int>(b));
+      if (buf.index != kir::IndexKind::Strided || (reduction && buf.level != kir::Level::Full)) continue;
+      (reduction && buf.r_contiguous ? row_started_ : blocked_).push_back(static_cast<int>(b));
     }
     if (reduction && k_.fault == InjectedFault::None && !k_.columns) plan_row_cache();
     if (reduction && reads_bytes_per_element()) lanes_ = "GBC_LANES_WIDE";
@@ -86,7 +86,17 @@ class CpuKernelWriter {
     Indexing ix;
     ix.reduction = reduction;
     for (int b : blocked_) ix.element[b] = buffer_pointer(b) + "[" + offsets_array(b) + "[k]]";
+    for (int b : row_started_) ix.element[b] = buffer_pointer(b) + "[" + row_start(b) + " + r]";
     return ix;
+  }
+  // Strided buffers whose rows are contiguous (kir::Buffer::r_contiguous): each row's first
+  // element's offset, once per row, so that the row loads as vectors instead of a gather.
+  static std::string row_start(int buffer) { return buffer_pointer(buffer) + "_row"; }
+  void start_rows(Scope& row) const {
+    for (int b : row_started_) {
+      row.line("const int64_t " + row_start(b) + " = gbc_strided_offset(" + em_.buffer_arg(b) + ", " +
+               std::to_string(k_.buffers[static_cast<size_t>(b)].rank) + ", o * inner);");
+    }
   }
 
   std::string pointwise() {
@@ -256,6 +266,7 @@ class CpuKernelWriter {
     Indexing row_ix;
     row_ix.reduction = true;
     Scope row(Scope::Row, "    ", row_ix, &kernel_scope);
+    start_rows(row);
     for (size_t s = 0; s < k_.stages.size(); ++s) stage(s, row, cached);
 
     std::vector<const kir::Store*> full, per_row;
@@ -511,7 +522,8 @@ class CpuKernelWriter {
 
   const kir::Kernel& k_;
   CEmitter em_;
-  std::vector<int> blocked_;  // Strided buffers indexed per element
+  std::vector<int> blocked_;       // Strided buffers indexed per element
+  std::vector<int> row_started_;   // Strided buffers indexed from each row's start
   std::vector<RowCacheEntry> row_cache_;
   std::string lanes_ = "GBC_LANES";  // the accumulators per stage (a macro of kernel_support.h)
 };

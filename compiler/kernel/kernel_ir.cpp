@@ -44,7 +44,7 @@ std::string kind_str(const Buffer& b) {
     case IndexKind::Contiguous: return "contiguous";
     case IndexKind::Scalar: return "scalar";
     case IndexKind::Affine: return b.r_contiguous ? "affine(r contiguous)" : "affine";
-    case IndexKind::Strided: return "strided(" + std::to_string(b.rank) + ")";
+    case IndexKind::Strided: return "strided(" + std::to_string(b.rank) + (b.r_contiguous ? ", rows contiguous)" : ")");
   }
   return "?";
 }

@@ -92,7 +92,9 @@ struct Buffer {
   IndexKind index = IndexKind::Contiguous;
   int rank = 0;           // Strided: number of dims (strides and sizes passed at run time)
   // Affine at a reduction's full level with r's stride 1 (a row broadcast over o, a padded row):
-  // offset o * s0 + r, so that a row's elements load as one vector instead of a gather.
+  // offset o * s0 + r, so that a row's elements load as one vector instead of a gather. Strided
+  // there with each row one contiguous run (the last merged dim of stride 1 holds whole rows):
+  // offset strided(o * inner) + r, the row's start computed once per row.
   bool r_contiguous = false;
   // Full-level buffers of a kernel in the CPU column schedule (Kernel::columns): the stride of q,
   // 0, 1, or 2 for one passed at run time (GbcBufferArg::sq); -1 elsewhere.

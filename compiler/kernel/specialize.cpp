@@ -73,8 +73,14 @@ BufferSpec specialize_full(const BufferLayout& layout, size_t outer_rank) {
   size_t rank = layout.sizes.size();
   BufferLayout co = collapse(layout.sizes, layout.strides, 0, outer_rank);
   BufferLayout ci = collapse(layout.sizes, layout.strides, outer_rank, rank);
-  if (co.sizes.size() > 1 || ci.sizes.size() > 1) return strided(layout);
   int64_t inner = product(layout.sizes, outer_rank, rank);
+  if (co.sizes.size() > 1 || ci.sizes.size() > 1) {
+    BufferSpec spec = strided(layout);
+    // Each row a contiguous run (a [T, T] mask broadcast over heads): when the last merged dim
+    // has stride 1 and whole rows, a row starts at the offset of its first element and r adds r.
+    spec.r_contiguous = inner > 1 && !spec.sizes.empty() && spec.strides.back() == 1 && spec.sizes.back() % inner == 0;
+    return spec;
+  }
   BufferSpec spec;
   spec.s0 = co.sizes.empty() ? 0 : co.strides[0];
   spec.s1 = ci.sizes.empty() ? 0 : ci.strides[0];
@@ -186,7 +192,7 @@ std::string token(const BufferSpec& spec) {
     case kir::IndexKind::Contiguous: return "C";
     case kir::IndexKind::Scalar: return "S";
     case kir::IndexKind::Affine: return spec.r_contiguous ? "Ar" : "A";
-    case kir::IndexKind::Strided: return "T" + std::to_string(spec.sizes.size());
+    case kir::IndexKind::Strided: return "T" + std::to_string(spec.sizes.size()) + (spec.r_contiguous ? "r" : "");
   }
   return "?";
 }

@@ -81,6 +81,15 @@ Outputs run_both(const kir::Kernel& kernel, GbcKernelFn fn, HostArgs& host, int6
   return ::testing::AssertionSuccess();
 }
 
+// softmax_kernel with x Strided but each row one contiguous run (kir::Buffer::r_contiguous), as
+// for a [T, T] mask broadcast over heads.
+kir::Kernel strided_rows_softmax_kernel() {
+  kir::Kernel k = testing::softmax_kernel(kir::IndexKind::Strided);
+  k.name = "softmax_strided_rows";
+  k.buffers[0].r_contiguous = true;
+  return k;
+}
+
 class CpuCodegenTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -89,6 +98,7 @@ class CpuCodegenTest : public ::testing::Test {
                 testing::int8_kernel(),
                 testing::softmax_kernel(),
                 testing::softmax_kernel(kir::IndexKind::Strided),
+                strided_rows_softmax_kernel(),
                 testing::layer_norm_kernel(37),
                 testing::argmax_kernel(DType::Float32),
                 testing::argmax_kernel(DType::Int16),
@@ -225,6 +235,27 @@ TEST_F(CpuCodegenTest, SoftmaxStagesInOneKernel) {
         EXPECT_NEAR(sum, 1.0, 1e-5) << name << " row " << o;
       }
     }
+  }
+}
+
+// x broadcast over 2 "heads", [2, 3 * inner] with strides [0, 1]: each row starts at its offset
+// and loads as a contiguous run, no per-element offsets.
+TEST_F(CpuCodegenTest, StridedRowsStartOncePerRow) {
+  const std::string source = codegen::generate_cpu_kernel(kernel("softmax_strided_rows"));
+  EXPECT_EQ(source.find("gbc_strided_offsets("), std::string::npos) << source;
+  EXPECT_NE(source.find("const int64_t p0_row = gbc_strided_offset(&a->buffers[0], 2, o * inner);"), std::string::npos) << source;
+  EXPECT_NE(source.find("p0[p0_row + r]"), std::string::npos) << source;
+  for (const int64_t inner : {1, 5, 37, 300}) {
+    const int64_t outer = 6;
+    HostArgs h;
+    h.add(DType::Float32, static_cast<size_t>(outer / 2 * inner));
+    h.add(DType::Float32, static_cast<size_t>(outer * inner));
+    fill_random(h.data<float>(0), static_cast<size_t>(outer / 2 * inner), 8, -30.0f, 30.0f);
+    h.set_strided(0, {2, outer / 2 * inner}, {0, 1});
+    Outputs out = run_both(kernel("softmax_strided_rows"), fn("softmax_strided_rows"), h, 0, outer, inner);
+    EXPECT_TRUE(floats_close(out.compiled[0], out.interpreted[0], 1e-6)) << "inner " << inner;
+    const float* y = reinterpret_cast<const float*>(out.compiled[0].data());
+    for (int64_t r = 0; r < outer / 2 * inner; ++r) EXPECT_EQ(y[r], y[r + outer / 2 * inner]) << "heads differ at " << r;
   }
 }
 
@@ -571,7 +602,7 @@ TEST(CpuCodegenVectorization, EveryOmpSimdLoopVectorizes) {
   const std::vector<kir::Kernel> kernels = {testing::pointwise_mix_kernel(), testing::half_kernel(), testing::softmax_kernel(),
                                             testing::softmax_kernel(kir::IndexKind::Strided), testing::layer_norm_kernel(64),
                                             testing::argmax_kernel(DType::Float32), testing::masked_softmax_kernel(),
-                                            testing::masked_softmax_kernel(true),
+                                            testing::masked_softmax_kernel(true), strided_rows_softmax_kernel(),
                                             // The column schedule and the pointwise row walk (a bfloat16 bias
                                             // broadcast over rows: a gather of 16-bit elements did not vectorize).
                                             // Not argmax in columns: its per-o loop only copies, and GCC makes

@@ -133,6 +133,56 @@ TEST(Specialize, OneRowBroadcastOverTheRowsIsRContiguous) {
   EXPECT_NE(row.layout_key, every_other.layout_key);
 }
 
+// sum(x * w, dim) with w broadcast against x, every buffer contiguous in its own shape.
+struct WeightedSum {
+  WeightedSum(const Sizes& x_shape, const Sizes& w_shape, int dim) {
+    auto shape = [](const Sizes& s) {
+      std::string out;
+      for (int64_t d : s) out += (out.empty() ? "" : ", ") + std::to_string(d);
+      return "[" + out + "]";
+    };
+    k = lower_model("  x: {shape: " + shape(x_shape) + "}\n  w: {shape: " + shape(w_shape) + "}\n",
+                    "  - {id: a, op: mul, args: [x, w]}\n  - {id: s, op: sum, args: [a], dim: " + std::to_string(dim) + "}\n",
+                    "[s]");
+    iter = x_shape;
+    x = buffer(k, "x"), w = buffer(k, "w"), s = buffer(k, "s");
+    Sizes s_shape = x_shape;
+    s_shape.erase(s_shape.begin() + dim);
+    layouts.resize(3);
+    layouts[x] = iteration_layout(k, x, x_shape, contiguous_strides(x_shape), iter);
+    layouts[w] = iteration_layout(k, w, w_shape, contiguous_strides(w_shape), iter);
+    layouts[s] = iteration_layout(k, s, s_shape, contiguous_strides(s_shape), iter);
+  }
+  static Sizes contiguous_strides(const Sizes& shape) {
+    Sizes out(shape.size(), 1);
+    for (size_t d = shape.size(); d-- > 1;) out[d - 1] = out[d] * shape[d];
+    return out;
+  }
+  LoweredKernel k;
+  Sizes iter;
+  size_t x = 0, w = 0, s = 0;
+  std::vector<BufferLayout> layouts;
+};
+
+TEST(Specialize, StridedRowsThatAreContiguousRuns) {
+  // A [T, T] causal mask broadcast over H heads, read by a reduction over the last dim: strided
+  // over o (h, t), but each row one contiguous run, so its kernel may load rows as vectors.
+  WeightedSum ws({2, 3, 4}, {3, 4}, 2);
+  const LoweredKernel& k = ws.k;
+  std::vector<BufferLayout>& layouts = ws.layouts;
+  const size_t m = ws.w;
+  Specialization rows = specialize_layouts(k, layouts);
+  EXPECT_EQ(rows.buffers[m].index, kir::IndexKind::Strided);
+  EXPECT_TRUE(rows.buffers[m].r_contiguous);
+  EXPECT_TRUE(specialized_kernel(k.kernel, rows).buffers[m].r_contiguous);
+  // The mask transposed: its rows step by 4, a gather per element as before, another variant.
+  layouts[m] = iteration_layout(k, m, {3, 4}, {1, 3}, ws.iter);
+  Specialization transposed = specialize_layouts(k, layouts);
+  EXPECT_EQ(transposed.buffers[m].index, kir::IndexKind::Strided);
+  EXPECT_FALSE(transposed.buffers[m].r_contiguous);
+  EXPECT_NE(rows.layout_key, transposed.layout_key);
+}
+
 TEST(Specialize, PerRowBuffersInKeepdimForm) {
   LoweredKernel k = lower_model("  x: {shape: [3, 4]}\n  c: {shape: [3, 1]}\n",
                                 "  - {id: m, op: amax, args: [x], dim: 1, keepdim: true}\n"
@@ -185,16 +235,11 @@ TEST(Specialize, ReductionsOverOuterDimsWalkColumns) {
 TEST(Specialize, MiddleDimReductionSplitsOIntoPAndColumns) {
   // A weighted sum over dim 1 of [2, 5, 9]: o = (b, c) does not merge, q = c (9 columns), p = b;
   // the [9] weight steps by 1 along q too (and by 0 along r).
-  LoweredKernel k = lower_model("  x: {shape: [2, 5, 9]}\n  w: {shape: [9]}\n",
-                                "  - {id: a, op: mul, args: [x, w]}\n"
-                                "  - {id: s, op: sum, args: [a], dim: 1}\n",
-                                "[s]");
-  Sizes iter = {2, 5, 9};
-  size_t x = buffer(k, "x"), w = buffer(k, "w"), s = buffer(k, "s");
-  std::vector<BufferLayout> layouts(3);
-  layouts[x] = iteration_layout(k, x, {2, 5, 9}, {45, 9, 1}, iter);
-  layouts[w] = iteration_layout(k, w, {9}, {1}, iter);
-  layouts[s] = iteration_layout(k, s, {2, 9}, {9, 1}, iter);
+  WeightedSum ws({2, 5, 9}, {9}, 1);
+  const LoweredKernel& k = ws.k;
+  std::vector<BufferLayout>& layouts = ws.layouts;
+  const Sizes& iter = ws.iter;
+  const size_t x = ws.x, w = ws.w;
   Specialization spec = specialize_layouts(k, layouts);
   EXPECT_EQ(spec.columns, 9);
   EXPECT_EQ(spec.buffers[x].col_step, 1);
