@@ -48,7 +48,10 @@ class CpuKernelWriter {
       if (buf.index != kir::IndexKind::Strided || (reduction && buf.level != kir::Level::Full)) continue;
       (reduction && buf.r_contiguous ? row_started_ : blocked_).push_back(static_cast<int>(b));
     }
-    if (reduction && k_.fault == InjectedFault::None && !k_.columns) plan_row_cache();
+    if (reduction && k_.fault == InjectedFault::None && !k_.columns) {
+      plan_row_cache();
+      plan_tiles();
+    }
     if (reduction && reads_bytes_per_element()) lanes_ = "GBC_LANES_WIDE";
   }
 
@@ -82,21 +85,64 @@ class CpuKernelWriter {
     }
     return out;
   }
-  Indexing element_indexing(bool reduction) const {
+  // `scratch`: in the rows function with scratch memory, where tiled buffers read their tile.
+  Indexing element_indexing(bool reduction, bool scratch = false) const {
     Indexing ix;
     ix.reduction = reduction;
     for (int b : blocked_) ix.element[b] = buffer_pointer(b) + "[" + offsets_array(b) + "[k]]";
     for (int b : row_started_) ix.element[b] = buffer_pointer(b) + "[" + row_start(b) + " + r]";
+    if (scratch)
+      for (int b : tiled_) ix.element[b] = tile_row(b) + "[r]";
     return ix;
   }
   // Strided buffers whose rows are contiguous (kir::Buffer::r_contiguous): each row's first
   // element's offset, once per row, so that the row loads as vectors instead of a gather.
   static std::string row_start(int buffer) { return buffer_pointer(buffer) + "_row"; }
-  void start_rows(Scope& row) const {
+  void start_rows(Scope& row, bool scratch) const {
     for (int b : row_started_) {
       row.line("const int64_t " + row_start(b) + " = gbc_strided_offset(" + em_.buffer_arg(b) + ", " +
                std::to_string(k_.buffers[static_cast<size_t>(b)].rank) + ", o * inner);");
     }
+    if (!scratch) return;
+    for (int b : tiled_) {
+      const std::string type = storage_c_type(b);
+      row.line("const " + type + "* __restrict__ " + tile_row(b) + " = " + tile(b) + " + (o - o0) * inner;");
+    }
+  }
+
+  // ---- transposed tiles (GBC_TILE_ROWS, kernel_support.h) ----
+  // Full-level inputs read across rows: affine with an r stride passed at run time (x of a
+  // layer_norm over a transposed view). Each pass would gather them; in the scratch function a
+  // block of rows is copied once into a tile, r outside the rows, and the passes read its rows.
+  void plan_tiles() {
+    for (size_t b = 0; b < k_.buffers.size(); ++b) {
+      const kir::Buffer& buf = k_.buffers[b];
+      if (!buf.is_output && buf.level == kir::Level::Full && buf.index == kir::IndexKind::Affine && !buf.r_contiguous)
+        tiled_.push_back(static_cast<int>(b));
+    }
+  }
+  static std::string tile(int buffer) { return buffer_pointer(buffer) + "_tile"; }
+  static std::string tile_row(int buffer) { return buffer_pointer(buffer) + "_trow"; }
+  std::string storage_c_type(int buffer) const {
+    const DType d = k_.buffers[static_cast<size_t>(buffer)].dtype;
+    return d == DType::Bool ? "uint8_t" : c_type(d);
+  }
+  // Copies rows [o0, o1) of each tiled buffer into its tile.
+  std::string fill_tiles() const {
+    std::string out = "    for (int64_t r = 0; r < inner; ++r) {\n";
+    for (int b : tiled_) {
+      const std::string p = buffer_pointer(b);
+      out += "      for (int64_t o = o0; o < o1; ++o) " + tile(b) + "[(o - o0) * inner + r] = " + p + "[o * " + p + "_s0 + r * " +
+             p + "_s1];\n";
+    }
+    return out + "    }\n";
+  }
+  // Bytes of scratch per element of a row: the row cache's, and GBC_TILE_ROWS rows of each tile.
+  std::string scratch_bytes() const {
+    size_t tile_bytes = 0;
+    for (int b : tiled_) tile_bytes += static_cast<size_t>(dtype_size(k_.buffers[static_cast<size_t>(b)].dtype));
+    const std::string cache = std::to_string(row_cache_bytes());
+    return tile_bytes == 0 ? cache : "(" + cache + " + GBC_TILE_ROWS * " + std::to_string(tile_bytes) + ")";
   }
 
   std::string pointwise() {
@@ -165,12 +211,12 @@ class CpuKernelWriter {
         body.line(fold_statement(st, slot, v));
       }
     };
-    Scope vec(Scope::Element, in + "      ", element_indexing(true), &row);
+    Scope vec(Scope::Element, in + "      ", element_indexing(true, cached), &row);
     vec.line("const int64_t k = k0 + l, r = r0 + k;");
     if (cached) use_row_cache(index, vec);
     fold(vec, "l");
     if (cached) fill_row_cache(index, vec);
-    Scope tail(Scope::Element, in + "    ", element_indexing(true), &row);
+    Scope tail(Scope::Element, in + "    ", element_indexing(true, cached), &row);
     tail.line("const int64_t r = r0 + k;");
     if (cached) use_row_cache(index, tail);
     fold(tail, "k - mv");
@@ -258,22 +304,22 @@ class CpuKernelWriter {
   }
 
   // `static void fn(a, o_begin, o_end)`: rows [o_begin, o_end), each stage a pass over the row,
-  // then the full-level stores' pass and the per-row stores. `cached`: with the row cache, whose
-  // rows are carved from one allocation per call (64-byte aligned each); without memory for it,
-  // the plain function runs instead.
+  // then the full-level stores' pass and the per-row stores. `cached`: with scratch memory, the
+  // row cache's rows and the transposed tiles, carved from one allocation per call (64-byte
+  // aligned each); without memory for it, the plain function runs instead.
   std::string rows_function(const std::string& fn, bool cached) {
     Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
     Indexing row_ix;
     row_ix.reduction = true;
     Scope row(Scope::Row, "    ", row_ix, &kernel_scope);
-    start_rows(row);
+    start_rows(row, cached);
     for (size_t s = 0; s < k_.stages.size(); ++s) stage(s, row, cached);
 
     std::vector<const kir::Store*> full, per_row;
     for (const kir::Store& s : k_.stores)
       (k_.buffers.at(static_cast<size_t>(s.buffer)).level == kir::Level::Full ? full : per_row).push_back(&s);
     if (!full.empty()) {
-      Scope body(Scope::Element, "        ", element_indexing(true), &row);
+      Scope body(Scope::Element, "        ", element_indexing(true, cached), &row);
       body.line("const int64_t r = r0 + k;");
       if (cached) use_row_cache(k_.stages.size(), body);
       for (const kir::Store* s : full) em_.store(*s, body);
@@ -285,8 +331,8 @@ class CpuKernelWriter {
     out += "  const int64_t inner = a->inner;\n";
     out += em_.buffer_locals("  ") + em_.scalar_locals("  ") + offset_arrays("  ") + kernel_scope.code();
     if (cached) {
-      out += "  char* const gbc_rows = (char*)std::malloc((size_t)inner * " + std::to_string(row_cache_bytes()) + " + " +
-             std::to_string(64 * (row_cache_.size() + 1)) + ");\n";
+      out += "  char* const gbc_rows = (char*)std::malloc((size_t)inner * " + scratch_bytes() + " + " +
+             std::to_string(64 * (row_cache_.size() + tiled_.size() + 1)) + ");\n";
       out += "  if (!gbc_rows) {\n    " + k_.name + "_rows(a, o_begin, o_end);\n    return;\n  }\n";
       out += "  char* gbc_next_row = gbc_rows + (64 - (uintptr_t)gbc_rows % 64) % 64;\n";
       for (const RowCacheEntry& c : row_cache_) {
@@ -294,8 +340,19 @@ class CpuKernelWriter {
         out += "  " + type + "* __restrict__ " + c.array + " = (" + type + "*)gbc_next_row;\n";
         out += "  gbc_next_row += (inner * (int64_t)sizeof(" + type + ") + 63) / 64 * 64;\n";
       }
+      for (int b : tiled_) {
+        const std::string type = storage_c_type(b);
+        out += "  " + type + "* __restrict__ " + tile(b) + " = (" + type + "*)gbc_next_row;\n";
+        out += "  gbc_next_row += (GBC_TILE_ROWS * inner * (int64_t)sizeof(" + type + ") + 63) / 64 * 64;\n";
+      }
     }
-    out += "  for (int64_t o = o_begin; o < o_end; ++o) {\n" + row.code() + "  }\n";
+    if (cached && !tiled_.empty()) {
+      out += "  for (int64_t o0 = o_begin; o0 < o_end; o0 += GBC_TILE_ROWS) {\n";
+      out += "    const int64_t o1 = gbc_min_i64(o_end, o0 + GBC_TILE_ROWS);\n" + fill_tiles();
+      out += "  for (int64_t o = o0; o < o1; ++o) {\n" + row.code() + "  }\n  }\n";
+    } else {
+      out += "  for (int64_t o = o_begin; o < o_end; ++o) {\n" + row.code() + "  }\n";
+    }
     if (cached) out += "  std::free(gbc_rows);\n";
     return out + "}\n\n";
   }
@@ -477,13 +534,12 @@ class CpuKernelWriter {
     }
     std::string out = rows_function(name + "_rows", false);
     std::string setup = "  const int64_t outer = a->outer;\n";
-    if (row_cache_.empty()) {
+    if (row_cache_.empty() && tiled_.empty()) {
       setup += "  void (*const rows)(const GbcKernelArgs*, int64_t, int64_t) = " + name + "_rows;\n";
     } else {
       out += rows_function(name + "_rows_cached", true);
       setup += "  void (*const rows)(const GbcKernelArgs*, int64_t, int64_t) =\n";
-      setup += "      a->inner <= GBC_ROW_CACHE_BYTES / " + std::to_string(row_cache_bytes()) + " ? " + name + "_rows_cached : " +
-               name + "_rows;\n";
+      setup += "      a->inner <= GBC_ROW_CACHE_BYTES / " + scratch_bytes() + " ? " + name + "_rows_cached : " + name + "_rows;\n";
     }
     return out + entry(setup, "outer", "outer * a->inner", "(outer + threads - 1) / threads", "rows");
   }
@@ -525,6 +581,7 @@ class CpuKernelWriter {
   std::vector<int> blocked_;       // Strided buffers indexed per element
   std::vector<int> row_started_;   // Strided buffers indexed from each row's start
   std::vector<RowCacheEntry> row_cache_;
+  std::vector<int> tiled_;         // inputs copied into transposed tiles in the scratch function
   std::string lanes_ = "GBC_LANES";  // the accumulators per stage (a macro of kernel_support.h)
 };
 

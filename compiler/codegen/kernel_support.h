@@ -63,6 +63,11 @@ template <typename T> GBC_FN void gbc_argmax_merge(T& v, int64_t& i, T v2, int64
  * exp(x - max)) in a per-thread row of scratch memory when rows take at most this many bytes of
  * it (they stay in L2); longer rows compute the value again. */
 #define GBC_ROW_CACHE_BYTES (1 << 20)
+/* Reduction inputs read across rows (an affine buffer whose r stride is not 1: a transposed view)
+ * are copied GBC_TILE_ROWS rows at a time into a per-thread tile, walking r outside the rows so
+ * the reads of a transposed view are contiguous runs; the passes then read the tile's rows as
+ * vectors, from L2 (cpu_codegen.cpp). */
+#define GBC_TILE_ROWS 16
 
 /* The column schedule (cpu_codegen.cpp) keeps one accumulator per column of a block and stage, at
  * most GBC_COLUMN_BLOCK of them (on the stack). A kernel that passes over a block more than once

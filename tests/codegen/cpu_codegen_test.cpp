@@ -90,6 +90,15 @@ kir::Kernel strided_rows_softmax_kernel() {
   return k;
 }
 
+// layer_norm_kernel with x read across rows (affine, r's stride at run time: a transposed view),
+// in the row schedule.
+kir::Kernel transposed_layer_norm_kernel() {
+  kir::Kernel k = testing::layer_norm_kernel(37);
+  k.name = "layer_norm_transposed";
+  k.buffers[0].index = kir::IndexKind::Affine;
+  return k;
+}
+
 class CpuCodegenTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -100,6 +109,7 @@ class CpuCodegenTest : public ::testing::Test {
                 testing::softmax_kernel(kir::IndexKind::Strided),
                 strided_rows_softmax_kernel(),
                 testing::layer_norm_kernel(37),
+                transposed_layer_norm_kernel(),
                 testing::argmax_kernel(DType::Float32),
                 testing::argmax_kernel(DType::Int16),
                 testing::int_reduce_kernel()};
@@ -256,6 +266,24 @@ TEST_F(CpuCodegenTest, StridedRowsStartOncePerRow) {
     EXPECT_TRUE(floats_close(out.compiled[0], out.interpreted[0], 1e-6)) << "inner " << inner;
     const float* y = reinterpret_cast<const float*>(out.compiled[0].data());
     for (int64_t r = 0; r < outer / 2 * inner; ++r) EXPECT_EQ(y[r], y[r + outer / 2 * inner]) << "heads differ at " << r;
+  }
+}
+
+// x the transpose of an [inner, outer] buffer: the scratch function copies GBC_TILE_ROWS rows of
+// it into a tile (r outside the rows) and reads the tile's rows; rows too long for the scratch
+// memory take the plain function, which gathers. Both agree with the interpreter, whatever the
+// rows' count against the tile's (a partial last tile) and the threads.
+TEST_F(CpuCodegenTest, TransposedInputsReadThroughATile) {
+  const std::string source = codegen::generate_cpu_kernel(kernel("layer_norm_transposed"));
+  EXPECT_NE(source.find("p0_tile[(o - o0) * inner + r] = p0[o * p0_s0 + r * p0_s1];"), std::string::npos) << source;
+  EXPECT_NE(source.find("p0_trow[r]"), std::string::npos) << source;
+  for (const auto& [outer, inner, threads] :
+       std::vector<std::tuple<int64_t, int64_t, int32_t>>{{9, 37, 1}, {40, 37, 1}, {2500, 37, 2}, {3, 6000, 1}}) {
+    HostArgs h = testing::layer_norm_args(outer, inner);
+    h.set_affine(0, 1, outer);
+    Outputs out = run_both(kernel("layer_norm_transposed"), fn("layer_norm_transposed"), h, 0, outer, inner, threads);
+    EXPECT_TRUE(floats_close(out.compiled[0], out.interpreted[0], 1e-5)) << outer << "x" << inner;
+    EXPECT_TRUE(floats_close(out.compiled[1], out.interpreted[1], 1e-6)) << outer << "x" << inner;
   }
 }
 
@@ -603,6 +631,7 @@ TEST(CpuCodegenVectorization, EveryOmpSimdLoopVectorizes) {
                                             testing::softmax_kernel(kir::IndexKind::Strided), testing::layer_norm_kernel(64),
                                             testing::argmax_kernel(DType::Float32), testing::masked_softmax_kernel(),
                                             testing::masked_softmax_kernel(true), strided_rows_softmax_kernel(),
+                                            transposed_layer_norm_kernel(),
                                             // The column schedule and the pointwise row walk (a bfloat16 bias
                                             // broadcast over rows: a gather of 16-bit elements did not vectorize).
                                             // Not argmax in columns: its per-o loop only copies, and GCC makes
