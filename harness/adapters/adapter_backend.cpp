@@ -17,6 +17,7 @@
 #include "compiler/ir/retype.h"
 #include "compiler/passes/effects.h"
 #include "harness/adapters/adapter_session.h"
+#include "harness/adapters/backends_config.h"
 #include "harness/model/model_writer.h"
 #include "harness/repro/repro_sources.h"
 #include "oracles/determinism_oracle.h"
@@ -77,11 +78,24 @@ std::string shape_text(const at::Tensor& t) {
   return s + "]";
 }
 
+}  // namespace
+
+nlohmann::json adapter_hello(const AdapterSpec& spec, const BackendOptions& options) {
+  return {{"backend", spec.name},
+          {"device", options.device},
+          {"options",
+           {{"dynamic", options.dynamic},
+            {"cache_size_limit", options.cache_size_limit},
+            {"capture_scalar_outputs", options.capture_scalar_outputs}}}};
+}
+
+namespace {
+
 class AdapterBackend : public Backend {
  public:
   explicit AdapterBackend(AdapterSpec spec) : spec_(std::move(spec)) {}
   ~AdapterBackend() override {
-    if (session_ && model_id_) session_->notify({{"type", "drop"}, {"model_id", model_id_}});
+    drop_model();
   }
 
   std::string name() const override { return spec_.name; }
@@ -132,20 +146,16 @@ class AdapterBackend : public Backend {
   const BackendStats& stats() const override { return stats_; }
 
  private:
-  nlohmann::json hello() const {
-    return {{"backend", spec_.name},
-            {"device", options_.device},
-            {"options",
-             {{"dynamic", options_.dynamic},
-              {"cache_size_limit", options_.cache_size_limit},
-              {"capture_scalar_outputs", options_.capture_scalar_outputs}}}};
+  void drop_model() {
+    if (session_ && model_id_) session_->drop_model(model_id_);
+    model_id_ = 0;
   }
 
   // Sends the model to the backend's session (starting one if needed) and takes its answer.
   void connect() {
-    session_ = adapter_session(spec_, hello());
-    static int64_t next_id = 0;
-    model_id_ = ++next_id;
+    drop_model();
+    session_ = adapter_session(spec_, adapter_hello(spec_, options_));
+    model_id_ = session_->open_model();
     nlohmann::json inputs = nlohmann::json::array();
     for (const GraphInput& in : graph_.inputs) {
       nlohmann::json j = tensor_type_json(graph_.name_of(in.value), graph_.type(in.value));
@@ -300,5 +310,10 @@ class AdapterBackend : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_adapter_backend(const AdapterSpec& spec) { return std::make_unique<AdapterBackend>(spec); }
+
+void keep_adapters_running(const std::vector<std::string>& backends, const BackendOptions& options) {
+  for (const std::string& name : backends)
+    if (const AdapterSpec* spec = registered_adapter(name)) keep_adapter_session(*spec, adapter_hello(*spec, options));
+}
 
 }  // namespace gbc

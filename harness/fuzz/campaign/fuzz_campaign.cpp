@@ -18,6 +18,7 @@
 
 #include "compiler/support/trace.h"
 #include "compiler/backends/backend.h"
+#include "harness/adapters/adapter_session.h"
 #include "harness/adapters/backends_config.h"
 #include "harness/fuzz/campaign/fuzz_progress.h"
 #include "harness/fuzz/campaign/repro_folder.h"
@@ -207,6 +208,7 @@ int worker_main(const FuzzOptions& o, const WorkerPlan& plan) {
       if (std::find(fresh.begin(), fresh.end(), f.hit.key) != fresh.end()) reduce_into_store(store, o, model, f);
     }
   }
+  close_adapter_sessions();  // the worker leaves through _exit: its adapters' folders go now
   return 0;
 }
 
