@@ -13,9 +13,11 @@
 
 #include "compiler/aten/aten_convert.h"
 #include "compiler/backends/backend_process_error.h"
+#include "compiler/backends/node_value_source.h"
 #include "compiler/backends/torchscript_emitter.h"
 #include "compiler/ir/retype.h"
 #include "compiler/passes/effects.h"
+#include "harness/adapters/adapter_frames.h"
 #include "harness/adapters/adapter_session.h"
 #include "harness/adapters/backends_config.h"
 #include "harness/model/model_writer.h"
@@ -82,6 +84,8 @@ std::string shape_text(const at::Tensor& t) {
 
 nlohmann::json adapter_hello(const AdapterSpec& spec, const BackendOptions& options) {
   return {{"backend", spec.name},
+          {"revision", kAdapterRevision},
+          {"features", nlohmann::json::array({"node_values"})},
           {"device", options.device},
           {"options",
            {{"dynamic", options.dynamic},
@@ -91,7 +95,7 @@ nlohmann::json adapter_hello(const AdapterSpec& spec, const BackendOptions& opti
 
 namespace {
 
-class AdapterBackend : public Backend {
+class AdapterBackend : public Backend, public NodeValueSource {
  public:
   explicit AdapterBackend(AdapterSpec spec) : spec_(std::move(spec)) {}
   ~AdapterBackend() override {
@@ -144,6 +148,36 @@ class AdapterBackend : public Backend {
   }
 
   const BackendStats& stats() const override { return stats_; }
+
+  NodeValues node_values(const std::vector<std::string>& nodes, const std::vector<at::Tensor>& inputs) override {
+    NodeValues out;
+    if (failure_) {
+      out.not_offered = *failure_;
+      return out;
+    }
+    try {
+      if (!session_ || !session_->usable()) connect();
+      const nlohmann::json features = session_->hello_answer().value("features", nlohmann::json::array());
+      if (std::find(features.begin(), features.end(), "node_values") == features.end()) {
+        out.not_offered = "adapter " + spec_.name + " offers no node values (its hello lists no node_values feature)";
+        return out;
+      }
+      nlohmann::json asked = nlohmann::json::array();
+      for (const std::string& n : nodes) {
+        auto it = program_.identifiers.find(n);
+        asked.push_back({{"name", n}, {"variable", it == program_.identifiers.end() ? "" : it->second}});
+      }
+      nlohmann::json request = {{"type", "values"}, {"model_id", model_id_}, {"case", cases_ + 1},
+                                {"seed", at::detail::getDefaultCPUGenerator().current_seed()}, {"nodes", asked}};
+      AdapterMessage answer = session_->request(request, inputs, "values", "the node values");
+      take_node_values(answer, nodes, out);
+      out.offered = true;
+      return out;
+    } catch (const AdapterFailure& f) {
+      log_failure(f);
+      throw std::runtime_error(f.what());
+    }
+  }
 
  private:
   void drop_model() {
@@ -278,6 +312,24 @@ class AdapterBackend : public Backend {
     } catch (const ProtocolErrorText& e) {
       throw AdapterFailure(AdapterFailure::Kind::Protocol, "adapter " + spec_.name + " protocol error: " + e.text, "");
     }
+  }
+
+  // The `values` answer: an entry per node asked for, in order, and a tensor per entry with a value.
+  void take_node_values(const AdapterMessage& answer, const std::vector<std::string>& nodes, NodeValues& out) const {
+    auto bad = [&](const std::string& what) {
+      return AdapterFailure(AdapterFailure::Kind::Protocol, "adapter " + spec_.name + " protocol error in the node values: " + what, "");
+    };
+    const nlohmann::json entries = answer.control.value("nodes", nlohmann::json());
+    if (!entries.is_array() || entries.size() != nodes.size())
+      throw bad("expected \"nodes\" with " + std::to_string(nodes.size()) + " entries, got " + entries.dump().substr(0, 80));
+    size_t next = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const bool has = entries[i].is_object() && entries[i].value("value", false);
+      if (has && next >= answer.tensors.size()) throw bad("fewer tensors than entries with a value");
+      out.values.push_back(has ? answer.tensors[next++] : at::Tensor());
+      out.declined.push_back(has ? "" : entries[i].is_object() ? entries[i].value("reason", "(no reason given)") : "(malformed entry)");
+    }
+    if (next != answer.tensors.size()) throw bad("more tensors than entries with a value");
   }
 
   struct ProtocolErrorText {
