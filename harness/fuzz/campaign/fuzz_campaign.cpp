@@ -208,7 +208,6 @@ int worker_main(const FuzzOptions& o, const WorkerPlan& plan) {
       if (std::find(fresh.begin(), fresh.end(), f.hit.key) != fresh.end()) reduce_into_store(store, o, model, f);
     }
   }
-  close_adapter_sessions();  // the worker leaves through _exit: its adapters' folders go now
   return 0;
 }
 
@@ -327,6 +326,7 @@ FuzzResult run_fuzz(FuzzOptions o) {
       } catch (const std::exception& e) {
         std::cerr << "gbcheck fuzz: worker " << job << " failed: " << e.what() << "\n";
       }
+      close_adapter_sessions();  // the worker leaves through _exit: its adapters' folders go now
       std::cerr.flush();
       dump_coverage();
       ::_exit(code);
