@@ -3,7 +3,9 @@
 // model and adapter, each passing or failing as an asserted list of known failures says (with the
 // reason); inductor and aot-eager run on corpus/examples where `import torch` gives 2.0 or later
 // and skip with the reason otherwise; `gbcheck backends` lists them with their availability; the
-// NNC and TorchScript bugs kept in corpus/found/ still reproduce.
+// NNC and TorchScript bugs kept in corpus/found/ still reproduce; `check --intermediates` through
+// the adapters' node values (revision 2 of the protocol) pins those bugs on their first diverging
+// node and lists the nodes a compiler declines (harness/bisect/check_intermediates.h).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -223,6 +225,47 @@ TEST(PythonAdapters, TheFoundTsFreezeHardswishBugReproducesOnTorch113) {
                                                       "corpus/found/ts-freeze-mkldnn-hardswish/ts_freeze_mkldnn_hardswish.py");
   EXPECT_EQ(plain.exit_code, 1) << plain.output;
   EXPECT_NE(plain.output.find("REPRODUCED"), std::string::npos) << plain.output;
+}
+
+// The found bugs, node by node: the NNC softmax and the MKLDNN hardswish are the first diverging
+// nodes (their inputs agree); the conv whose value hardswish overwrites in place is declined.
+TEST(PythonAdapters, IntermediatesThroughAdaptersNameTheFirstDivergingNode) {
+  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bugs were found on torch 1.13";
+  if (std::string why = unavailable("nnc-py") + unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << why;
+  testing::CommandResult nnc = gbcheck("check corpus/found/nnc-masked-softmax/model.yaml --cases 2 --backend nnc-py --intermediates");
+  EXPECT_EQ(nnc.exit_code, 1) << nnc.output;
+  EXPECT_NE(nnc.output.find("  nnc-py: FAIL: first diverging node probs (softmax) at corpus/found/nnc-masked-softmax/model.yaml:12:5, "
+                            "case 0: 32 of 32 elements differ, first at [0, 0] (expected 0.125, got nan)\n"),
+            std::string::npos)
+      << nnc.output;
+  testing::CommandResult ts =
+      gbcheck("check corpus/found/ts-freeze-mkldnn-hardswish/model.yaml --cases 2 --backend ts-freeze --intermediates");
+  EXPECT_EQ(ts.exit_code, 1) << ts.output;
+  EXPECT_NE(ts.output.find("  ts-freeze: FAIL: first diverging node y (aten) at corpus/found/ts-freeze-mkldnn-hardswish/model.yaml:14:5"),
+            std::string::npos)
+      << ts.output;
+  EXPECT_NE(ts.output.find("\n    declined c: overwritten in place by prim::MKLDNNHardSwish_ in the compiled graph\n"), std::string::npos)
+      << ts.output;
+}
+
+// What each adapter shows of conv -> batch_norm -> relu: ts-freeze folds batch_norm into the conv
+// and runs relu in place on it, so only relu's value is its own; nnc-py shows every node; the
+// docs' example adapter (no node_values) offers none.
+TEST(PythonAdapters, IntermediatesThroughAdaptersListWhatTheCompilerDeclines) {
+  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "what freezing folds is torch 1.13's";
+  if (std::string why = unavailable("nnc-py") + unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << why;
+  testing::CommandResult r = gbcheck("check corpus/examples/conv_bn_relu.yaml --cases 2 --backend ts-freeze --backend nnc-py "
+                                     "--backend eager-py --backends-config tests/data/adapters/backends.yaml --intermediates");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("  ts-freeze: PASS: 1 nodes on 2 cases agree\n"
+                          "    declined c: overwritten in place by aten::relu_ in the compiled graph\n"
+                          "    declined bn: not in the frozen, optimized graph: folded or fused away by freeze/optimize_for_inference\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("  nnc-py: PASS: 3 nodes on 2 cases agree\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  eager-py: not compared: adapter eager-py offers no node values (its hello lists no node_values feature)\n"),
+            std::string::npos)
+      << r.output;
 }
 
 }  // namespace
