@@ -10,6 +10,8 @@ import re
 import shlex
 import sys
 
+from compile_commands import project_sources
+
 
 def cmake_set(text, name):
     """The words of `set(NAME ...)` in cmake/optimization_levels.cmake."""
@@ -39,16 +41,15 @@ def main():
         entries = json.load(f)
     problems, counts = [], {"hot": 0, "cold": 0}
     for entry in entries:
-        source = os.path.realpath(entry["file"])
-        if not source.startswith(source_dir + os.sep) or source.startswith(binary_dir + os.sep):
-            continue  # generated sources (the precompiled header's owners, embedded headers)
         level = last_optimization(entry["command"])
-        is_hot = any(source.startswith(folder) for folder in hot)
-        counts["hot" if is_hot else "cold"] += 1
-        if is_hot and level == cold_level:
-            problems.append("%s: hot code compiled at %s" % (os.path.relpath(source, source_dir), level))
-        if not is_hot and level != cold_level:
-            problems.append("%s: cold code compiled at %s, not %s" % (os.path.relpath(source, source_dir), level, cold_level))
+        for source in project_sources(entry, source_dir, binary_dir):
+            is_hot = any(source.startswith(folder) for folder in hot)
+            counts["hot" if is_hot else "cold"] += 1
+            if is_hot and level == cold_level:
+                problems.append("%s: hot code compiled at %s" % (os.path.relpath(source, source_dir), level))
+            if not is_hot and level != cold_level:
+                problems.append("%s: cold code compiled at %s, not %s"
+                                % (os.path.relpath(source, source_dir), level, cold_level))
     if not counts["hot"] or not counts["cold"]:
         problems.append("expected sources of both kinds, found %s" % counts)
     for problem in problems:
