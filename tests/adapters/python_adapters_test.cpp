@@ -23,12 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-testing::CommandResult gbcheck(const std::string& args) {
-  return testing::run_command("cd " + std::string(GBCHECK_SOURCE_DIR) + " && " + testing::built_binary("gbcheck") + " " + args);
-}
-
 nlohmann::json backends_json() {
-  testing::CommandResult r = gbcheck("backends --json 2>/dev/null");
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("backends --json 2>/dev/null");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return nlohmann::json::parse(r.output, nullptr, false);
 }
@@ -110,7 +106,7 @@ class EveryCorpusModel : public ::testing::TestWithParam<AdapterOnModel> {};
 TEST_P(EveryCorpusModel, PassesOrFailsAsListed) {
   const AdapterOnModel& p = GetParam();
   if (std::string why = unavailable(p.backend); !why.empty()) GTEST_SKIP() << p.backend << " cannot run here: " << why;
-  testing::CommandResult r = gbcheck("check " + p.model + " --cases 4 --backend " + p.backend);
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("check " + p.model + " --cases 4 --backend " + p.backend);
   if (const KnownFailure* k = known_failure(p.model, p.backend)) {
     EXPECT_EQ(r.exit_code, k->exit_code) << p.model << " on " << p.backend << " is listed as failing (" << k->why
                                          << "); if it passes now, remove it from known_failures():\n" << r.output;
@@ -137,7 +133,7 @@ void check_every_example(const std::string& backend) {
   if (std::string why = unavailable(backend); !why.empty()) GTEST_SKIP() << backend << " cannot run here: " << why;
   for (const std::string& m : corpus_models()) {
     if (m.rfind("corpus/examples/", 0) != 0) continue;
-    testing::CommandResult r = gbcheck("check " + m + " --cases 4 --backend " + backend);
+    testing::CommandResult r = testing::run_gbcheck_in_source_tree("check " + m + " --cases 4 --backend " + backend);
     EXPECT_EQ(r.exit_code, 0) << m << " on " << backend << ":\n" << r.output;
   }
 }
@@ -146,7 +142,7 @@ TEST(PythonAdapters, InductorPassesEveryCorpusExampleWhereTorchIs2) { check_ever
 TEST(PythonAdapters, AotEagerPassesEveryCorpusExampleWhereTorchIs2) { check_every_example("aot-eager"); }
 
 TEST(PythonAdapters, BackendsListsBuiltInAndExternalBackendsWithAvailability) {
-  testing::CommandResult r = gbcheck("backends");
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("backends");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // The table's first three columns: name, kind, availability.
   std::map<std::string, std::string> rows;
@@ -170,7 +166,7 @@ TEST(PythonAdapters, BackendsListsBuiltInAndExternalBackendsWithAvailability) {
     EXPECT_NE(r.output.find("why: " + torch_reason), std::string::npos) << r.output;
   }
   // A backends file adds its backends; a bad one is reported at its location with exit code 2.
-  testing::CommandResult extra = gbcheck("backends --backends-config tests/data/adapters/backends.yaml");
+  testing::CommandResult extra = testing::run_gbcheck_in_source_tree("backends --backends-config tests/data/adapters/backends.yaml");
   EXPECT_NE(extra.output.find("eager-py"), std::string::npos) << extra.output;
   testing::CommandResult bad = testing::run_command("cd " + std::string(GBCHECK_SOURCE_DIR) + " && GBCHECK_BACKENDS_CONFIG=corpus/examples/mlp.yaml " +
                                                     testing::built_binary("gbcheck") + " backends");
@@ -181,7 +177,7 @@ TEST(PythonAdapters, BackendsListsBuiltInAndExternalBackendsWithAvailability) {
 TEST(PythonAdapters, UnavailableBackendsStopACheckWithTheReason) {
   std::string why = unavailable("inductor");
   if (why.empty()) GTEST_SKIP() << "inductor can run here";
-  testing::CommandResult r = gbcheck("check corpus/examples/mlp.yaml --backend inductor");
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/examples/mlp.yaml --backend inductor");
   EXPECT_EQ(r.exit_code, 4) << r.output;
   EXPECT_NE(r.output.find("backend inductor cannot run here: " + why), std::string::npos) << r.output;
 }
@@ -190,8 +186,8 @@ TEST(PythonAdapters, UnavailableBackendsStopACheckWithTheReason) {
 // both NNC paths. When a torch without the bug runs this, the model passes and this test fails:
 // then update the found model's README (the bug is fixed in that version) and this test.
 TEST(PythonAdapters, TheFoundNncBugReproducesOnTorch113) {
-  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
-  testing::CommandResult r = gbcheck("check corpus/found/nnc-masked-softmax/model.yaml --cases 2");
+  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/found/nnc-masked-softmax/model.yaml --cases 2");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("  nnc-py  FAIL  0/2 cases"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("  nnc     FAIL  0/2 cases"), std::string::npos) << r.output;
@@ -202,9 +198,9 @@ TEST(PythonAdapters, TheFoundNncBugReproducesOnTorch113) {
 // `gbcheck fuzz --backends nnc-py`). As above: when a torch without the bug passes it, update the
 // README and this test.
 TEST(PythonAdapters, TheFoundNncFloorBugReproducesOnTorch113) {
-  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
+  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
   if (std::string why = unavailable("nnc-py"); !why.empty()) GTEST_SKIP() << "nnc-py cannot run here: " << why;
-  testing::CommandResult r = gbcheck("check corpus/found/nnc-floor-int8/model.yaml --cases 2");
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/found/nnc-floor-int8/model.yaml --cases 2");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("  nnc-py  FAIL  0/2 cases"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("raised: nnc-py raised in case 1: RuntimeError: Invalid integral op_type: 24"), std::string::npos)
@@ -215,9 +211,9 @@ TEST(PythonAdapters, TheFoundNncFloorBugReproducesOnTorch113) {
 // 4-channel conv's output as a wrong MKLDNN hardswish (found through an imported model's generic
 // ops). As above: when a torch without the bug passes it, update the README and this test.
 TEST(PythonAdapters, TheFoundTsFreezeHardswishBugReproducesOnTorch113) {
-  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
+  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
   if (std::string why = unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << "ts-freeze cannot run here: " << why;
-  testing::CommandResult r = gbcheck("check corpus/found/ts-freeze-mkldnn-hardswish/model.yaml --cases 2");
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/found/ts-freeze-mkldnn-hardswish/model.yaml --cases 2");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("  ts-freeze  FAIL  0/2 cases"), std::string::npos) << r.output;
   testing::CommandResult plain = testing::run_command("cd " + std::string(GBCHECK_SOURCE_DIR) +

@@ -30,6 +30,7 @@ using codegen::compile_cpu;
 using codegen::CpuCompileResult;
 using testing::fill_random;
 using testing::HostArgs;
+using testing::floats_close;
 
 std::vector<std::string> names_of(const std::vector<kir::Kernel>& kernels) {
   std::vector<std::string> names;
@@ -67,19 +68,6 @@ Outputs run_both(const kir::Kernel& kernel, GbcKernelFn fn, HostArgs& host, int6
   for (size_t b = 0; b < kernel.buffers.size(); ++b)
     if (kernel.buffers[b].is_output) out.compiled.push_back(host.bytes(b));
   return out;
-}
-
-// |got - want| <= rtol * |want| per float element, NaN matching NaN.
-::testing::AssertionResult floats_close(const std::vector<unsigned char>& got, const std::vector<unsigned char>& want,
-                                        double rtol) {
-  const float* g = reinterpret_cast<const float*>(got.data());
-  const float* w = reinterpret_cast<const float*>(want.data());
-  for (size_t i = 0; i < got.size() / 4; ++i) {
-    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
-    if (!(std::fabs(g[i] - w[i]) <= rtol * std::fabs(w[i])))
-      return ::testing::AssertionFailure() << "element " << i << ": " << g[i] << " vs " << w[i];
-  }
-  return ::testing::AssertionSuccess();
 }
 
 class CpuCodegenTest : public ::testing::Test {
