@@ -1,4 +1,4 @@
-"""The Python side of gbcheck's adapter protocol, gbcheck-adapter/1 (docs/adapters.md).
+"""The Python side of gbcheck's adapter protocol, gbcheck-adapter/1 revision 2 (docs/adapters.md).
 
 An adapter is a program that gbcheck starts once per backend and keeps alive across models and
 cases. It subclasses Adapter, says how to compile a model and how to run it, and calls main():
@@ -11,6 +11,9 @@ cases. It subclasses Adapter, says how to compile a model and how to run it, and
 
     if __name__ == "__main__":
         main(MyAdapter())
+
+An adapter that overrides node_values() offers node values (check --intermediates); one that
+does not works as under revision 1.
 
 This module owns the framing (16-byte header "GBAD", kind, length; control frames of JSON and
 tensor frames of raw bytes), the message loop, error reporting, and the probe. It imports torch
@@ -31,6 +34,7 @@ import time
 import traceback
 
 PROTOCOL = "gbcheck-adapter/1"
+REVISION = 2  # 2: the node_values feature (the `values` request)
 MAGIC = b"GBAD"
 
 # gbcheck's dtype names (the model format's) to torch attribute names.
@@ -287,6 +291,16 @@ class Adapter:
     def run(self, compiled, model, inputs):
         raise NotImplementedError
 
+    def node_values(self, compiled, model, inputs, nodes):
+        """Override to offer node values (check --intermediates): runs the model on inputs and
+        returns, for each of `nodes` ({"name": model id, "variable": its name in the source}),
+        (tensor, "") or (None, why the compiler has no value for it). graph_node_values() does
+        this for a TorchScript graph."""
+        raise NotImplementedError
+
+    def features(self):
+        return ["node_values"] if type(self).node_values is not Adapter.node_values else []
+
     def versions(self):
         import torch
         return {"python": sys.version.split()[0], "torch": torch.__version__}
@@ -325,7 +339,8 @@ def serve(adapter, channel):
     adapter.hello_msg = msg
     register_custom_ops()
     adapter.start()
-    channel.send(dict({"type": "hello", "protocol": PROTOCOL, "adapter": adapter.name}, versions=adapter.versions()))
+    channel.send(dict({"type": "hello", "protocol": PROTOCOL, "revision": REVISION, "adapter": adapter.name,
+                       "features": adapter.features()}, versions=adapter.versions()))
     models = {}
     while True:
         msg, tensors = channel.read_message()
@@ -360,7 +375,80 @@ def serve(adapter, channel):
                 outputs += tensors
             channel.send(answer("outputs", model), outputs)
             continue
+        if kind == "values":
+            model, compiled = models[msg["model_id"]]
+            import torch
+            torch.manual_seed(int(msg.get("seed", 0)) & 0xFFFFFFFFFFFFFFFF)
+            nodes = msg.get("nodes", [])
+            try:
+                got = list(adapter.node_values(compiled, model, tensors, nodes))
+            except Exception as e:
+                channel.send(dict(error_message(e, "raise"), model_id=model.id))
+                continue
+            entries, values = [], []
+            for node, (value, reason) in zip(nodes, got):
+                if value is None:
+                    entries.append({"name": node["name"], "value": False, "reason": reason})
+                else:
+                    entries.append({"name": node["name"], "value": True})
+                    values.append(value.to_dense() if value.is_mkldnn else value)
+            channel.send(dict(answer("values", model), nodes=entries), values)
+            continue
         channel.send({"type": "error", "kind": "protocol", "message": "unknown message type %r" % kind})
+
+
+def graph_node_values(graph, args, nodes, declined, warm_up=0):
+    """Node values from a TorchScript graph as its compiler left it: the values named after the
+    nodes' variables (TorchScript keeps them as debug names, "h.1") become extra outputs of a
+    copy of the graph, which runs as a function on args (a module's graph takes the module
+    first), after `warm_up` calls on copies (what the profiling executor needs to optimize it).
+    A node whose variable is not in the graph (folded, fused or eliminated) is declined."""
+    import torch
+    g = graph.copy()
+    by_variable, overwritten = {}, {}
+    for n in g.nodes():
+        for o in n.outputs():
+            if o.type().isSubtypeOf(torch._C.TensorType.get()):
+                name = o.debugName().split(".")[0]
+                by_variable.setdefault(name, o)
+                # An in-place op later writes over it (relu_ after a conv): its value is gone by the end.
+                writers = [u.user.kind() for u in o.uses() if u.offset == 0 and u.user.kind().endswith("_")]
+                if writers:
+                    overwritten[name] = writers[0]
+    for name in overwritten:
+        by_variable.pop(name, None)
+    found = [node["variable"] for node in nodes if node.get("variable") in by_variable]
+    values = [list(g.outputs())[0]] + [by_variable[v] for v in found]
+    pack = g.create("prim::TupleConstruct", values, 1)
+    g.appendNode(pack)
+    pack.output().setType(torch._C.TupleType([v.type() for v in values]))
+    g.eraseOutput(0)
+    g.registerOutput(pack.output())
+    fn = torch._C._create_function_from_graph("gbcheck_node_values", g)
+    state = torch.get_rng_state()
+    with torch.no_grad():
+        for _ in range(warm_up):
+            fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+        torch.set_rng_state(state)
+        out = fn(*args)
+    got = dict(zip(found, out[1:]))
+    result = []
+    for n in nodes:
+        v = n.get("variable")
+        if v in got:
+            result.append((got[v], ""))
+        elif v in overwritten:
+            result.append((None, "overwritten in place by %s in the compiled graph" % overwritten[v]))
+        else:
+            result.append((None, declined))
+    return result
+
+
+def source_uses(source):
+    """{variable: the variables its line reads} for the model source's `name = expr` lines."""
+    lines = [re.match(r"\s*([A-Za-z_]\w*)\s*=\s*(.*)", line) for line in source.split("\n")]
+    defined = {m.group(1) for m in lines if m}
+    return {m.group(1): set(re.findall(r"[A-Za-z_]\w*", m.group(2))) & defined for m in lines if m}
 
 
 def answer(kind, model):

@@ -17,7 +17,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gbcheck_adapter import Adapter, main, version_tuple  # noqa: E402
+from gbcheck_adapter import Adapter, graph_node_values, main, version_tuple  # noqa: E402
 
 SPECIALIZATIONS = 20
 
@@ -100,6 +100,16 @@ class NncPy(Adapter):
             model.stats["compile_ms"] = model.stats.get("compile_ms", 0.0) + (time.perf_counter() - start) * 1e3
         out = fn(*inputs)
         return list(out) if isinstance(out, (tuple, list)) else [out]
+
+    def node_values(self, compiled, model, inputs, nodes):
+        """Every node of the scripted graph made an output (Polygraphy's mark-all): the TensorExpr
+        fuser then exports them from its kernels, so a value is the fused kernel's, though marking
+        can change where fusion groups end."""
+        import torch
+        if compiled["eager"]:
+            return [(None, "nnc-py ran this model eagerly (FB201): it has no compiled values")] * len(nodes)
+        return graph_node_values(compiled["fn"].graph, list(inputs), nodes, "not a value of the scripted graph",
+                                 torch._C._jit_get_num_profiled_runs() + 1)
 
 
 if __name__ == "__main__":

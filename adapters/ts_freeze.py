@@ -19,7 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gbcheck_adapter import Adapter, main, tensor_payload, version_tuple  # noqa: E402
+from gbcheck_adapter import Adapter, graph_node_values, main, source_uses, tensor_payload, version_tuple  # noqa: E402
 
 WARM_UP_CALLS = 2  # the profiling executor optimizes on its second call
 
@@ -149,6 +149,30 @@ class Compiled:
             out = module(*args)
         return list(out) if isinstance(out, (tuple, list)) else [out]
 
+    def node_values(self, inputs, nodes):
+        """The nodes' values in the frozen, optimized module; the ones freezing folded or
+        optimize_for_inference fused away are declined."""
+        self(copies(inputs))  # built and warmed up for these inputs
+        if self.failed is not None:
+            return [(None, "ts-freeze ran this model eagerly (FB201): it has no compiled values")] * len(nodes)
+        module = self.modules[signature([inputs[i] for i in self.input_index]) if self.mode == "trace" else ()]
+        args = [module._c] + [inputs[i] for i in self.input_index]
+        got = graph_node_values(module.graph, args, nodes,
+                                "not in the frozen, optimized graph: folded or fused away by freeze/optimize_for_inference",
+                                WARM_UP_CALLS)
+        # A node folded into the one before it (batch_norm into its conv) leaves that one's name on
+        # the folded result: the producers of a missing node cannot vouch for their own value.
+        uses = source_uses(self.model.torchscript)
+        variables = [n.get("variable") for n in nodes]
+        missing = {v for v, (value, _) in zip(variables, got) if value is None}
+        absorbed = {}
+        for v in missing:
+            for producer in uses.get(v, ()):
+                absorbed.setdefault(producer, v)
+        names = {n.get("variable"): n["name"] for n in nodes}
+        return [(None, "may hold the folded %s too (freezing folds a node into the one before it)" % names.get(absorbed[v], absorbed[v]))
+                if value is not None and v in absorbed else (value, why) for v, (value, why) in zip(variables, got)]
+
 
 class TsFreeze(Adapter):
     name = "ts-freeze"
@@ -170,6 +194,9 @@ class TsFreeze(Adapter):
 
     def run(self, compiled, model, inputs):
         return compiled(inputs)
+
+    def node_values(self, compiled, model, inputs, nodes):
+        return compiled.node_values(inputs, nodes)
 
 
 if __name__ == "__main__":

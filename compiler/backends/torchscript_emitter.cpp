@@ -110,6 +110,7 @@ class Emitter {
 
   const std::string& define(ValueId v) {
     names_[static_cast<size_t>(v)] = mangle(g_.name_of(v));
+    out_.identifiers[g_.name_of(v)] = names_[static_cast<size_t>(v)];
     return names_[static_cast<size_t>(v)];
   }
 

@@ -11,6 +11,7 @@
 // that cannot clash with Python keywords or TorchScript builtins.
 #pragma once
 
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@ struct TorchScriptProgram {
   std::string source;                 // `def forward(...)`, ending in a newline
   std::vector<TorchScriptLine> lines;  // lines[i] describes line i + 1 of source
   std::vector<std::string> input_names;  // forward's parameters, in graph.inputs order
+  std::map<std::string, std::string> identifiers;  // a value's model id -> its name in the source
 
   /// The origin of a 1-based line; nullptr when out of range.
   const TorchScriptLine* line(int number) const;

@@ -591,7 +591,8 @@ std::string generate_cpu_kernel(const kir::Kernel& kernel) { return CpuKernelWri
 
 const std::string& cpu_kernel_header() {
   static const std::string header =
-      std::string(kernel_abi_h_source()) + std::string(kernel_prelude_h_source()) + std::string(kernel_support_h_source());
+      std::string(kernel_abi_h_source()) + std::string(kernel_std_h_source()) + std::string(kernel_prelude_h_source()) +
+      std::string(kernel_support_h_source());
   return header;
 }
 

@@ -42,7 +42,7 @@ namespace gbc::codegen {
 /// preceded by the kernel's listing as a comment. Needs the headers generate_cpu_source() adds.
 std::string generate_cpu_kernel(const kir::Kernel& kernel);
 
-/// kernel_abi.h, kernel_prelude.h and kernel_support.h verbatim: what every translation unit
+/// kernel_abi.h, kernel_std.h, kernel_prelude.h and kernel_support.h verbatim: what every translation unit
 /// holds after its first line (the part the CPU compiler precompiles once).
 const std::string& cpu_kernel_header();
 

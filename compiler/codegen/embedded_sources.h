@@ -8,6 +8,7 @@
 namespace gbc::codegen {
 
 std::string_view kernel_abi_h_source();       // compiler/kernel/kernel_abi.h
+std::string_view kernel_std_h_source();       // compiler/codegen/kernel_std.h
 std::string_view kernel_prelude_h_source();   // compiler/ir/kernel_prelude.h
 std::string_view cuda_kernel_abi_h_source();  // compiler/codegen/cuda_kernel_abi.h
 std::string_view kernel_support_h_source();   // compiler/codegen/kernel_support.h

@@ -39,7 +39,9 @@ template <typename T> GBC_FN void gbc_argmax_merge(T& v, int64_t& i, T v2, int64
 /* GBC_CUDA_EMULATION: the CUDA branch compiled for the host, by tests (tests/codegen/cuda_emulation.h). */
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && !defined(GBC_CUDA_EMULATION)
 /* ---- CPU: OpenMP work split, row caches, huge pages and strided offset blocks ---- */
+#if !defined(GBC_KERNEL_STD)
 #include <cstdlib>
+#endif
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif

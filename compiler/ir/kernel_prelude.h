@@ -19,9 +19,11 @@
 #define GBC_FN static __device__ __forceinline__
 #define GBC_MATH(fn) ::fn
 #else
+#if !defined(GBC_KERNEL_STD) /* generated CPU sources declare what they use (kernel_std.h) */
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#endif
 #define GBC_FN static inline
 #define GBC_MATH(fn) std::fn
 #endif

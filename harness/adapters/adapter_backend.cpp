@@ -13,10 +13,13 @@
 
 #include "compiler/aten/aten_convert.h"
 #include "compiler/backends/backend_process_error.h"
+#include "compiler/backends/node_value_source.h"
 #include "compiler/backends/torchscript_emitter.h"
 #include "compiler/ir/retype.h"
 #include "compiler/passes/effects.h"
+#include "harness/adapters/adapter_frames.h"
 #include "harness/adapters/adapter_session.h"
+#include "harness/adapters/backends_config.h"
 #include "harness/model/model_writer.h"
 #include "harness/repro/repro_sources.h"
 #include "oracles/determinism_oracle.h"
@@ -77,11 +80,26 @@ std::string shape_text(const at::Tensor& t) {
   return s + "]";
 }
 
-class AdapterBackend : public Backend {
+}  // namespace
+
+nlohmann::json adapter_hello(const AdapterSpec& spec, const BackendOptions& options) {
+  return {{"backend", spec.name},
+          {"revision", kAdapterRevision},
+          {"features", nlohmann::json::array({"node_values"})},
+          {"device", options.device},
+          {"options",
+           {{"dynamic", options.dynamic},
+            {"cache_size_limit", options.cache_size_limit},
+            {"capture_scalar_outputs", options.capture_scalar_outputs}}}};
+}
+
+namespace {
+
+class AdapterBackend : public Backend, public NodeValueSource {
  public:
   explicit AdapterBackend(AdapterSpec spec) : spec_(std::move(spec)) {}
   ~AdapterBackend() override {
-    if (session_ && model_id_) session_->notify({{"type", "drop"}, {"model_id", model_id_}});
+    drop_model();
   }
 
   std::string name() const override { return spec_.name; }
@@ -131,21 +149,47 @@ class AdapterBackend : public Backend {
 
   const BackendStats& stats() const override { return stats_; }
 
+  NodeValues node_values(const std::vector<std::string>& nodes, const std::vector<at::Tensor>& inputs) override {
+    NodeValues out;
+    if (failure_) {
+      out.not_offered = *failure_;
+      return out;
+    }
+    try {
+      if (!session_ || !session_->usable()) connect();
+      const nlohmann::json features = session_->hello_answer().value("features", nlohmann::json::array());
+      if (std::find(features.begin(), features.end(), "node_values") == features.end()) {
+        out.not_offered = "adapter " + spec_.name + " offers no node values (its hello lists no node_values feature)";
+        return out;
+      }
+      nlohmann::json asked = nlohmann::json::array();
+      for (const std::string& n : nodes) {
+        auto it = program_.identifiers.find(n);
+        asked.push_back({{"name", n}, {"variable", it == program_.identifiers.end() ? "" : it->second}});
+      }
+      nlohmann::json request = {{"type", "values"}, {"model_id", model_id_}, {"case", cases_ + 1},
+                                {"seed", at::detail::getDefaultCPUGenerator().current_seed()}, {"nodes", asked}};
+      AdapterMessage answer = session_->request(request, inputs, "values", "the node values");
+      take_node_values(answer, nodes, out);
+      out.offered = true;
+      return out;
+    } catch (const AdapterFailure& f) {
+      log_failure(f);
+      throw std::runtime_error(f.what());
+    }
+  }
+
  private:
-  nlohmann::json hello() const {
-    return {{"backend", spec_.name},
-            {"device", options_.device},
-            {"options",
-             {{"dynamic", options_.dynamic},
-              {"cache_size_limit", options_.cache_size_limit},
-              {"capture_scalar_outputs", options_.capture_scalar_outputs}}}};
+  void drop_model() {
+    if (session_ && model_id_) session_->drop_model(model_id_);
+    model_id_ = 0;
   }
 
   // Sends the model to the backend's session (starting one if needed) and takes its answer.
   void connect() {
-    session_ = adapter_session(spec_, hello());
-    static int64_t next_id = 0;
-    model_id_ = ++next_id;
+    drop_model();
+    session_ = adapter_session(spec_, adapter_hello(spec_, options_));
+    model_id_ = session_->open_model();
     nlohmann::json inputs = nlohmann::json::array();
     for (const GraphInput& in : graph_.inputs) {
       nlohmann::json j = tensor_type_json(graph_.name_of(in.value), graph_.type(in.value));
@@ -270,6 +314,24 @@ class AdapterBackend : public Backend {
     }
   }
 
+  // The `values` answer: an entry per node asked for, in order, and a tensor per entry with a value.
+  void take_node_values(const AdapterMessage& answer, const std::vector<std::string>& nodes, NodeValues& out) const {
+    auto bad = [&](const std::string& what) {
+      return AdapterFailure(AdapterFailure::Kind::Protocol, "adapter " + spec_.name + " protocol error in the node values: " + what, "");
+    };
+    const nlohmann::json entries = answer.control.value("nodes", nlohmann::json());
+    if (!entries.is_array() || entries.size() != nodes.size())
+      throw bad("expected \"nodes\" with " + std::to_string(nodes.size()) + " entries, got " + entries.dump().substr(0, 80));
+    size_t next = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const bool has = entries[i].is_object() && entries[i].value("value", false);
+      if (has && next >= answer.tensors.size()) throw bad("fewer tensors than entries with a value");
+      out.values.push_back(has ? answer.tensors[next++] : at::Tensor());
+      out.declined.push_back(has ? "" : entries[i].is_object() ? entries[i].value("reason", "(no reason given)") : "(malformed entry)");
+    }
+    if (next != answer.tensors.size()) throw bad("more tensors than entries with a value");
+  }
+
   struct ProtocolErrorText {
     std::string text;
     explicit ProtocolErrorText(std::string t) : text(std::move(t)) {}
@@ -300,5 +362,10 @@ class AdapterBackend : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_adapter_backend(const AdapterSpec& spec) { return std::make_unique<AdapterBackend>(spec); }
+
+void keep_adapters_running(const std::vector<std::string>& backends, const BackendOptions& options) {
+  for (const std::string& name : backends)
+    if (const AdapterSpec* spec = registered_adapter(name)) keep_adapter_session(*spec, adapter_hello(*spec, options));
+}
 
 }  // namespace gbc

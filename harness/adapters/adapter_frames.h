@@ -17,6 +17,9 @@
 namespace gbc {
 
 constexpr const char* kAdapterProtocol = "gbcheck-adapter/1";
+/// Additions to gbcheck-adapter/1 that an adapter of an earlier revision ignores: 2 adds the
+/// node_values feature (docs/adapters.md).
+constexpr int kAdapterRevision = 2;
 
 /// The adapter sent something that is not the protocol: a bad frame, a message out of order,
 /// a tensor that does not match its header or the model.

@@ -11,6 +11,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -174,8 +177,13 @@ AdapterProcess::Io AdapterProcess::read_exact(size_t n, std::string& out, Clock:
   return Io::Ok;
 }
 
+bool AdapterProcess::borrowed() const { return ::getpid() != owner_; }
+
+bool AdapterProcess::running() { return !reap(false); }
+
 bool AdapterProcess::reap(bool block) {
   if (reaped_ || pid_ <= 0) return true;
+  if (borrowed()) return observe_end(block);
   int status = 0;
   pid_t r;
   do r = ::waitpid(pid_, &status, block ? 0 : WNOHANG);
@@ -189,13 +197,55 @@ bool AdapterProcess::reap(bool block) {
   return true;
 }
 
+// /proc/PID/stat: after the command's closing parenthesis, field 3 is the state and field 52 the
+// exit status in waitpid's form (Linux 3.5 and later), kept while the process is a zombie.
+bool AdapterProcess::observe_end(bool block) {
+  for (;;) {
+    std::ifstream file("/proc/" + std::to_string(pid_) + "/stat");
+    const std::string stat((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) {  // gone: its owner reaped it
+      reaped_ = true;
+      exit_status_ = -2;
+      return true;
+    }
+    std::istringstream fields(stat.substr(close + 1));
+    std::vector<std::string> f{std::istream_iterator<std::string>(fields), std::istream_iterator<std::string>()};
+    if (!f.empty() && (f[0] == "Z" || f[0] == "X")) {
+      reaped_ = true;
+      const int status = f.size() > 49 ? std::atoi(f[49].c_str()) : 0;
+      if (WIFSIGNALED(status)) signal_ = WTERMSIG(status);
+      if (WIFEXITED(status)) exit_status_ = WEXITSTATUS(status);
+      return true;
+    }
+    if (!block) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 bool AdapterProcess::reap_within(std::chrono::milliseconds grace) {
   const auto until = Clock::now() + grace;
   while (!reap(false) && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   return reap(false);
 }
 
+void AdapterProcess::kill_now() {
+  ::kill(-pid_, SIGKILL);
+  ::kill(pid_, SIGKILL);
+  reap(true);
+  // Our SIGKILL is not the adapter's crash.
+  if (signal_ == SIGKILL) signal_ = 0, exit_status_ = -1;
+}
+
 void AdapterProcess::kill_and_reap() {
+  if (borrowed()) {
+    // Its input stays open (the owner holds it too), so it would not leave by itself; the owner
+    // reaps it and removes its folder.
+    close_fd(in_);
+    if (!reap(false)) kill_now();
+    drain_stderr();
+    return;
+  }
   if (reaped_ || pid_ <= 0) {
     std::error_code ignored;
     remove_tree(scratch_, ignored);  // reaped on its own (it exited): its folder goes now
@@ -205,11 +255,7 @@ void AdapterProcess::kill_and_reap() {
   // (its scratch files); one that is not gets a moment, then SIGKILL.
   close_fd(in_);
   if (!reap_within(std::chrono::milliseconds(500))) {
-    ::kill(-pid_, SIGKILL);
-    ::kill(pid_, SIGKILL);
-    reap(true);
-    // Our SIGKILL is not the adapter's crash.
-    if (signal_ == SIGKILL) signal_ = 0, exit_status_ = -1;
+    kill_now();
   } else {
     ::kill(-pid_, SIGKILL);  // workers it left behind
   }
@@ -227,6 +273,7 @@ std::string AdapterProcess::wait_exit(std::chrono::milliseconds grace) {
 std::string AdapterProcess::ended_how() const {
   if (!reaped_) return "still running";
   if (signal_) return "killed by " + signal_name(signal_) + " (signal " + std::to_string(signal_) + ")";
+  if (exit_status_ == -2) return "ended (how, only the process that started it knows)";
   if (exit_status_ < 0) return "killed by gbcheck";
   return "exited with status " + std::to_string(exit_status_);
 }

@@ -8,6 +8,10 @@
 // docs/adapters.md): removed when the process is reaped, whether it left by itself or was killed
 // (a SIGKILL runs no handler in the adapter; in a sandboxed child that itself is killed, the
 // sandbox removes the child's $TMPDIR, where the folder is).
+// A process forked from the owner may use the adapter too (fuzz's sandboxed children borrow the
+// worker's adapter, adapter_session.h): it talks over the inherited pipes, kills the adapter's
+// group when it must, and learns how the adapter ended from /proc (the exit status of a zombie,
+// which only its parent can reap); the owner reaps it and removes its folder.
 // Test: tests/adapters/adapter_process_test.cpp.
 #pragma once
 
@@ -45,12 +49,16 @@ class AdapterProcess {
   /// "killed by SIGSEGV (signal 11)", "exited with status 3", "still running".
   std::string ended_how() const;
   bool crashed() const { return signal_ != 0; }
+  /// Not ended yet, as far as this process can tell (the owner reaps it if it has ended).
+  bool running();
 
   /// The last 16 KiB the adapter wrote to stderr (what it printed before dying, or its prints).
   std::string stderr_tail();
   pid_t pid() const { return pid_; }
   /// The process that started it (a forked child must not use its parent's adapter).
   pid_t owner() const { return owner_; }
+  /// Used from a forked child of the owner: the adapter is not this process's to reap.
+  bool borrowed() const;
   /// Its scratch folder ($GBCHECK_ADAPTER_SCRATCH), gone once it is reaped.
   const std::string& scratch() const { return scratch_; }
 
@@ -61,6 +69,10 @@ class AdapterProcess {
   /// Timeout at the deadline.
   Io wait_ready(int fd, short events, Clock::time_point deadline);
   bool reap(bool block);
+  /// SIGKILL to its group, then reaps it (or, borrowed, waits for it to be a zombie).
+  void kill_now();
+  /// reap() for a borrower: whether the adapter has ended (a zombie), and how, from /proc.
+  bool observe_end(bool block);
   /// Polls for the exit for up to `grace`; whether it was reaped.
   bool reap_within(std::chrono::milliseconds grace);
 

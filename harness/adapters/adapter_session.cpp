@@ -1,7 +1,9 @@
 #include "harness/adapters/adapter_session.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <map>
 #include <sstream>
 
@@ -22,9 +24,30 @@ std::string seconds_text(double s) {
   return o.str();
 }
 
+// This process's sessions, by backend and hello.
+std::map<std::string, std::shared_ptr<AdapterSession>>& sessions() {
+  static std::map<std::string, std::shared_ptr<AdapterSession>> all;
+  return all;
+}
+
+std::shared_ptr<AdapterSession>& session_slot(const AdapterSpec& spec, const nlohmann::json& hello) {
+  return sessions()[spec.name + "\n" + hello.dump()];
+}
+
 }  // namespace
 
+// Lock-free atomics work across processes that map the same page.
+struct AdapterSession::Shared {
+  std::atomic<int64_t> next_model_id{1};
+  std::atomic<int64_t> open_models{0};
+  std::atomic<bool> busy{false};    // a request was sent and its answer not yet read
+  std::atomic<bool> failed{false};  // fail() ran: the adapter is dead or out of step
+};
+
 AdapterSession::AdapterSession(const AdapterSpec& spec, const nlohmann::json& hello) : spec_(spec) {
+  void* page = ::mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) throw AdapterFailure(AdapterFailure::Kind::Start, "adapter " + spec.name + " did not start: no shared page", "");
+  shared_ = std::shared_ptr<Shared>(new (page) Shared, [](Shared* s) { ::munmap(s, sizeof(Shared)); });
   size_t memory = 0;
   if (spec.memory_mb > 0 && hello.value("device", "cpu") != "cuda") memory = static_cast<size_t>(spec.memory_mb) << 20;
   try {
@@ -46,10 +69,18 @@ AdapterSession::AdapterSession(const AdapterSpec& spec, const nlohmann::json& he
   hello_answer_ = answer.control;
 }
 
-bool AdapterSession::usable() const { return !dead_ && process_ && process_->owner() == ::getpid(); }
+bool AdapterSession::usable() const { return !dead_ && process_ && !shared_->failed && !shared_->busy; }
+
+bool AdapterSession::idle() { return usable() && shared_->open_models == 0 && process_->running(); }
+
+int64_t AdapterSession::open_model() {
+  ++shared_->open_models;
+  return shared_->next_model_id++;
+}
 
 void AdapterSession::fail(AdapterFailure::Kind kind, const std::string& message) {
   dead_ = true;
+  shared_->failed = true;
   std::string tail;
   if (process_) {
     process_->kill_and_reap();
@@ -121,8 +152,10 @@ AdapterMessage AdapterSession::request(nlohmann::json message, const std::vector
   message["tensors"] = tensors.size();
   std::string bytes = encode_control(message);
   for (const auto& t : tensors) bytes += encode_tensor(t);
+  shared_->busy = true;
   write(bytes, what, deadline);
   AdapterMessage answer = receive(what, deadline);
+  shared_->busy = false;
   const std::string type = answer.control["type"];
   if (type == "error") {
     std::string msg = answer.control.value("message", "(no message)");
@@ -139,21 +172,32 @@ AdapterMessage AdapterSession::request(nlohmann::json message, const std::vector
   return answer;
 }
 
-void AdapterSession::notify(const nlohmann::json& message) {
+void AdapterSession::drop_model(int64_t model_id) {
+  --shared_->open_models;
   if (!usable()) return;
   try {
-    write(encode_control(message), std::string(message.value("type", "message")), after(spec_.timeout_s));
+    write(encode_control({{"type", "drop"}, {"model_id", model_id}}), "drop", after(spec_.timeout_s));
   } catch (const AdapterFailure&) {
   }
 }
 
 std::shared_ptr<AdapterSession> adapter_session(const AdapterSpec& spec, const nlohmann::json& hello) {
-  static std::map<std::string, std::shared_ptr<AdapterSession>> sessions;
-  const std::string key = spec.name + "\n" + hello.dump();
-  std::shared_ptr<AdapterSession>& s = sessions[key];
+  std::shared_ptr<AdapterSession>& s = session_slot(spec, hello);
   if (!s || !s->usable()) s = std::make_shared<AdapterSession>(spec, hello);
   return s;
 }
+
+void keep_adapter_session(const AdapterSpec& spec, const nlohmann::json& hello) {
+  std::shared_ptr<AdapterSession>& s = session_slot(spec, hello);
+  if (s && s->idle()) return;
+  s.reset();  // ends the old adapter before the new one starts
+  try {
+    s = std::make_shared<AdapterSession>(spec, hello);
+  } catch (const AdapterFailure&) {
+  }
+}
+
+void close_adapter_sessions() { sessions().clear(); }
 
 std::string describe_failure(const AdapterFailure& failure) {
   std::string s = failure.what();

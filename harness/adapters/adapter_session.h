@@ -3,8 +3,14 @@
 // way an adapter can fail becomes an AdapterFailure of its own kind, with a one-line message and
 // the adapter's stderr; the failed session is then dead and a new one is started for the next
 // request (adapter_session()). Sessions are shared per backend within a process, so that fresh
-// backends (shrinking, reduction) reuse the started interpreter and only send a new model.
-// Test: tests/adapters/adapter_failures_test.cpp (through gbcheck, with broken adapters).
+// backends (shrinking, reduction) reuse the started interpreter and only send a new model, and
+// with the children it forks: a sandboxed child (fuzz's graph, a reduction's candidate) borrows
+// the running adapter. What the sharers must agree on lives in a shared page: the next model id,
+// the models the adapter holds, whether a request is in flight and whether the session failed, so
+// that the owner restarts an adapter that a child left failed, mid-answer or holding its models
+// (keep_adapter_session()).
+// Test: tests/adapters/adapter_failures_test.cpp (through gbcheck, with broken adapters), and
+// tests/adapters/adapter_fuzz_test.cpp (one adapter across a fuzz worker's graphs).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -53,11 +59,16 @@ class AdapterSession {
   /// and leaves the session usable.
   AdapterMessage request(nlohmann::json message, const std::vector<at::Tensor>& tensors, const std::string& answer_type,
                          const std::string& what);
-  /// Sends a message that has no answer (drop). Failures are ignored: the session is then dead.
-  void notify(const nlohmann::json& message);
+  /// A new model id (unique among all the processes sharing the session), counted as held by
+  /// the adapter until drop_model().
+  int64_t open_model();
+  /// Tells the adapter to drop the model (no answer; failures are ignored: the session is then dead).
+  void drop_model(int64_t model_id);
 
-  /// Alive, started by this process, and no failure so far.
+  /// No failure so far (here or in a child that borrowed it) and no request left unanswered.
   bool usable() const;
+  /// usable(), still running, and holding no model: fit to lend to the next forked child.
+  bool idle();
   const nlohmann::json& hello_answer() const { return hello_answer_; }
   const AdapterSpec& spec() const { return spec_; }
 
@@ -67,7 +78,10 @@ class AdapterSession {
   std::string read(size_t n, const std::string& what, AdapterProcess::Clock::time_point deadline);
   AdapterMessage receive(const std::string& what, AdapterProcess::Clock::time_point deadline);
 
+  struct Shared;  // in memory shared with forked children (MAP_SHARED)
+
   AdapterSpec spec_;
+  std::shared_ptr<Shared> shared_;
   std::unique_ptr<AdapterProcess> process_;
   nlohmann::json hello_answer_;
   bool dead_ = false;
@@ -76,6 +90,14 @@ class AdapterSession {
 /// The session of `spec` with this hello in this process: the running one, or a new one when
 /// there is none or it failed. Throws AdapterFailure when a new one cannot be started.
 std::shared_ptr<AdapterSession> adapter_session(const AdapterSpec& spec, const nlohmann::json& hello);
+
+/// adapter_session() for a process about to fork children that borrow it: the session, restarted
+/// when it is not idle(). A session that cannot start is left for the children to report.
+void keep_adapter_session(const AdapterSpec& spec, const nlohmann::json& hello);
+
+/// Ends every adapter this process started (reaped, scratch folders removed): for a process that
+/// leaves through _exit, which runs no destructors.
+void close_adapter_sessions();
 
 /// "adapter ts-freeze crashed ...\n  its stderr ended with:\n    ..." for logs and reports.
 std::string describe_failure(const AdapterFailure& failure);

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "compiler/backends/backend.h"
@@ -138,10 +139,25 @@ std::vector<AdapterSpec> load_backends_config(const std::string& extra_file) {
   return all;
 }
 
+namespace {
+
+std::map<std::string, AdapterSpec>& registered_specs() {
+  static std::map<std::string, AdapterSpec> specs;
+  return specs;
+}
+
+}  // namespace
+
+const AdapterSpec* registered_adapter(const std::string& name) {
+  auto it = registered_specs().find(name);
+  return it == registered_specs().end() ? nullptr : &it->second;
+}
+
 void register_external_backends(const std::string& extra_file) {
   static std::set<std::string> loaded;
   if (!loaded.insert(extra_file).second) return;
   for (const AdapterSpec& spec : load_backends_config(extra_file)) {
+    registered_specs()[spec.name] = spec;
     BackendInfo info;
     info.name = spec.name;
     info.description = spec.description;

@@ -26,4 +26,7 @@ std::vector<AdapterSpec> load_backends_config(const std::string& extra_file = ""
 /// its availability from the adapter's probe (adapter_probe.h). Once per process and file.
 void register_external_backends(const std::string& extra_file = "");
 
+/// The spec of a backend that register_external_backends() registered; nullptr for others.
+const AdapterSpec* registered_adapter(const std::string& name);
+
 }  // namespace gbc

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include "harness/inputs/input_generator.h"
 #include "oracles/error_stats.h"
@@ -41,12 +42,31 @@ std::vector<BackendIntermediates> check_intermediates(const Model& model, const 
     r.backend = name;
     if (name == "eager") {
       r.note = "eager is what node values are compared with";
-    } else if (!shows_node_values(name)) {
-      r.note = name + " shows only its outputs (gbc's ladder shows node values: decomp, gbc-interp, gbc)";
     } else {
+      // Backends outside gbc's ladder show node values themselves, if at all (adapters).
+      std::unique_ptr<Backend> shown;
+      NodeValueSource* source = nullptr;
+      if (!shows_node_values(name)) {
+        const BackendInfo* info = find_backend(name);
+        shown = info ? info->create() : nullptr;
+        source = dynamic_cast<NodeValueSource*>(shown.get());
+        if (!source) {
+          r.note = name + " shows only its outputs (gbc's ladder shows node values: decomp, gbc-interp, gbc; adapters may offer them)";
+          out.push_back(std::move(r));
+          continue;
+        }
+        shown->prepare(model.graph, opt.backend_options);
+      }
       for (int k = first; k < end && !r.first; ++k) {
         const TestCase tc = gen.run_case(k, opt.cases, opt.given_cases, opt.only_case ? opt.shrink_path : ShrinkPath{});
-        NodeComparison c = compare_nodes(model, name, tc, opt.backend_options);
+        NodeComparison c;
+        try {
+          c = source ? compare_shown_nodes(model, *source, tc, opt.backend_options.device) : compare_nodes(model, name, tc, opt.backend_options);
+        } catch (const std::exception& e) {
+          c.note = std::string("its node values could not be had: ") + e.what();
+        }
+        for (const std::string& d : c.skipped)
+          if (source && std::find(r.declined.begin(), r.declined.end(), d) == r.declined.end()) r.declined.push_back(d);
         if (c.nodes_compared == 0 && !c.first) {
           r.note = c.note;
           break;
@@ -82,6 +102,7 @@ void print_intermediates(const std::vector<BackendIntermediates>& results, std::
     } else {
       out << "not compared: " << r.note << "\n";
     }
+    for (const std::string& d : r.declined) out << "    declined " << d << "\n";
   }
 }
 
@@ -89,7 +110,7 @@ nlohmann::json intermediates_json(const std::vector<BackendIntermediates>& resul
   nlohmann::json arr = nlohmann::json::array();
   for (const BackendIntermediates& r : results) {
     nlohmann::json j = {{"backend", r.backend}, {"compared", r.compared}, {"cases", r.cases}, {"nodes", r.nodes},
-                        {"pass", r.pass()}, {"note", r.note}};
+                        {"pass", r.pass()}, {"note", r.note}, {"declined", r.declined}};
     if (r.first) {
       const NodeDivergence& d = *r.first;
       j["first_divergence"] = {{"case", r.first_case}, {"node", d.node}, {"op", d.op}, {"loc", d.loc.valid() ? d.loc.str() : ""},

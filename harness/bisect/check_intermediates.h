@@ -3,9 +3,12 @@
 // ladder: decomp runs the pipeline's graph op by op, gbc-interp and gbc run their fused kernels in
 // the kernel-IR interpreter under a KernelObserver, as bisect's third step does: node_compare.h).
 // The first diverging node is reported with its source location, like Polygraphy's mark-all.
-// Backends that show only their outputs (eager is the reference; nnc and the adapters of
-// gbcheck-adapter/1) are listed with the reason. CPU only.
-// Test: tests/bisect/bisect_test.cpp (IntermediatesNameTheFirstDivergingNode).
+// Adapters that offer node values (docs/adapters.md, the node_values feature) show them
+// themselves: each is compared in graph order, and the nodes the compiler cannot show (folded,
+// fused) are listed as declined with its reason. Backends that show only their outputs (eager
+// is the reference; nnc, adapters without the feature) are listed with the reason. CPU only.
+// Test: tests/bisect/bisect_test.cpp (IntermediatesNameTheFirstDivergingNode), the adapters'
+// in tests/adapters/python_adapters_test.cpp (IntermediatesThroughAdapters...).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,6 +30,7 @@ struct BackendIntermediates {
   std::optional<NodeDivergence> first;
   int first_case = -1;
   std::string note;  // why nothing was compared, or what agreement means
+  std::vector<std::string> declined;  // nodes an adapter has no value for: "name: why"
 
   bool pass() const { return !first.has_value(); }
 };

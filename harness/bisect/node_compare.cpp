@@ -201,6 +201,9 @@ void compare_kernels(const Model& model, const ValueMap& eager, const TestCase& 
   region->run(values, bind_dims(model.graph, inputs), run);
 }
 
+bool compare_node(const Model& model, const Graph& g, const Node& node, const std::string& name, const at::Tensor& actual,
+                  const at::Tensor& expected, NodeComparison& out);
+
 // decomp: the pipeline's graph op by op on ATen, compared node by node.
 void compare_pipeline(const Model& model, const ValueMap& eager, const TestCase& tc, const BackendOptions& options,
                       NodeComparison& out) {
@@ -222,33 +225,72 @@ void compare_pipeline(const Model& model, const ValueMap& eager, const TestCase&
       out.skipped.push_back(name);
       continue;
     }
-    ++out.nodes_compared;
-    at::Tensor a = actual[name].to(at::kDouble).contiguous().reshape({-1});
-    std::vector<double> values(a.data_ptr<double>(), a.data_ptr<double>() + a.numel());
-    Tolerance tol = model.check.tolerance_for(g.type(node->output()).dtype, name);
-    auto d = compare_values(values, it->second.reshape({-1}), tol, model.check.equal_nan, it->second.sizes().vec());
-    if (!d) continue;
-    d->node = name;
-    d->op = op_name(node->op);
-    d->loc = node->loc;
-    out.first = *d;
-    return;
+    if (compare_node(model, g, *node, name, actual[name], it->second, out)) return;
   }
+}
+
+// A node's whole tensor against eager's (same sizes): counted, and the first divergence kept.
+bool compare_node(const Model& model, const Graph& g, const Node& node, const std::string& name, const at::Tensor& actual,
+                  const at::Tensor& expected, NodeComparison& out) {
+  ++out.nodes_compared;
+  at::Tensor a = actual.to(at::kDouble).contiguous().reshape({-1});
+  std::vector<double> values(a.data_ptr<double>(), a.data_ptr<double>() + a.numel());
+  Tolerance tol = model.check.tolerance_for(g.type(node.output()).dtype, name);
+  auto d = compare_values(values, expected.reshape({-1}), tol, model.check.equal_nan, expected.sizes().vec());
+  if (!d) return false;
+  d->node = name;
+  d->op = op_name(node.op);
+  d->loc = node.loc;
+  out.first = *d;
+  return true;
+}
+
+// Why node values cannot be compared for this model here ("" when they can).
+std::string not_comparable(const Model& model, const std::string& device) {
+  if (device != "cpu") return "node values are compared on the CPU only";
+  if (has_blocks(model.graph)) return "node values are not compared in models with `if` blocks";
+  return "";
 }
 
 }  // namespace
 
+NodeComparison compare_shown_nodes(const Model& model, NodeValueSource& backend, const TestCase& tc, const std::string& device) {
+  NodeComparison out;
+  out.note = not_comparable(model, device);
+  if (!out.note.empty()) return out;
+  ValueMap eager = eager_values(model, tc);
+  const Graph& g = model.graph;
+  std::vector<std::string> names;
+  std::vector<const Node*> nodes;
+  for (const Node& n : g.body.nodes)
+    for (ValueId v : n.outputs)
+      if (eager.count(g.name_of(v))) {
+        names.push_back(g.name_of(v));
+        nodes.push_back(&n);
+      }
+  NodeValues shown = backend.node_values(names, tc.fresh_inputs());
+  if (!shown.offered) {
+    out.note = shown.not_offered;
+    return out;
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    const at::Tensor& expected = eager.at(names[i]);
+    const at::Tensor& actual = shown.values[i];
+    if (!actual.defined() || actual.sizes() != expected.sizes()) {
+      out.skipped.push_back(names[i] + ": " + (actual.defined() ? "its value came with other sizes" : shown.declined[i]));
+      continue;
+    }
+    if (compare_node(model, g, *nodes[i], names[i], actual.to(at::kCPU), expected, out)) return out;
+  }
+  out.note = "every node it shows agrees with eager on this case";
+  return out;
+}
+
 NodeComparison compare_nodes(const Model& model, const std::string& stage, const TestCase& tc,
                              const BackendOptions& options) {
   NodeComparison out;
-  if (options.device != "cpu") {
-    out.note = "node values are compared on the CPU only";
-    return out;
-  }
-  if (has_blocks(model.graph)) {
-    out.note = "node values are not compared in models with `if` blocks";
-    return out;
-  }
+  out.note = not_comparable(model, options.device);
+  if (!out.note.empty()) return out;
   if (stage != "decomp" && stage != "gbc-interp" && stage != "gbc") {
     out.note = stage + " runs every node on ATen as eager does; there are no compiled node values to compare";
     return out;

@@ -5,7 +5,8 @@
 // watched by a KernelObserver that sees each member node's value at each element. Intermediates
 // are never made kernel outputs, so looking does not change what gets fused. Nodes the pipeline
 // created (decompositions) have no eager value and are skipped. For decomp the pipeline's graph
-// runs op by op on ATen instead. CPU only.
+// runs op by op on ATen instead. CPU only. Backends that show node values by name themselves
+// (adapters, compiler/backends/node_value_source.h) are compared value by value in graph order.
 // Test: tests/bisect/bisect_test.cpp.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "compiler/backends/backend.h"
+#include "compiler/backends/node_value_source.h"
 #include "harness/model/model.h"
 
 namespace gbc {
@@ -35,12 +37,16 @@ struct NodeComparison {
   std::optional<NodeDivergence> first;
   int kernels = 0;         // fused kernels interpreted
   int nodes_compared = 0;
-  std::vector<std::string> skipped;  // nodes without an eager value
+  std::vector<std::string> skipped;  // nodes without an eager value, or declined ("b: why")
   std::string note;        // why nothing could be compared, or what agreement means
 };
 
 /// Compares eager's values with `stage`'s (decomp, gbc-interp or gbc) on one test case.
 NodeComparison compare_nodes(const Model& model, const std::string& stage, const TestCase& tc,
                              const BackendOptions& options);
+
+/// Compares eager's values with those a prepared backend shows itself, in the graph's order, on
+/// one test case; the nodes it declines are listed in `skipped` with its reason.
+NodeComparison compare_shown_nodes(const Model& model, NodeValueSource& backend, const TestCase& tc, const std::string& device);
 
 }  // namespace gbc

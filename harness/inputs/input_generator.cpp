@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -215,7 +216,9 @@ TestCase InputGenerator::given_case(int index, const GivenCase& given) const {
   for (const at::Tensor& t : given.inputs) tc.add_given(device_.is_cpu() ? t : t.to(device_));
   const auto specs = model_.all_tensor_specs();
   for (size_t i = tc.tensors.size(); i < specs.size(); ++i) {
-    tc.tensors.push_back(param_tensor(i, concrete_shape(specs[i]->shape, tc.dims)));
+    auto named = std::find_if(given.params.begin(), given.params.end(), [&](const auto& p) { return p.first == specs[i]->name; });
+    if (named != given.params.end()) tc.tensors.push_back(device_.is_cpu() ? named->second : named->second.to(device_));
+    else tc.tensors.push_back(param_tensor(i, concrete_shape(specs[i]->shape, tc.dims)));
     tc.bases.push_back(tc.tensors.back());
   }
   return tc;

@@ -216,8 +216,8 @@ GivenCase match_given_tensors(const Model& model, const GivenTensors& given) {
     matched = given.tensors;
   } else {
     for (const std::string& name : given.names)
-      if (model.find_spec(name) == nullptr || model.find_spec(name)->is_param)
-        fail(given.source, "'" + name + "' is not an input of the model", "its inputs are: " + expected);
+      if (model.find_spec(name) == nullptr)
+        fail(given.source, "'" + name + "' is neither an input nor a param of the model", "its inputs are: " + expected);
     for (const TensorSpec& s : specs) {
       auto it = std::find(given.names.begin(), given.names.end(), s.name);
       if (it == given.names.end()) fail(given.source, "no value for the model's input '" + s.name + "'", "its inputs are: " + expected);
@@ -260,6 +260,17 @@ GivenCase match_given_tensors(const Model& model, const GivenTensors& given) {
     c.inputs.push_back(matched[i].detach().to(at::kCPU));  // a view stays one: its layout may be the bug
     c.descriptions.push_back(s.name + ": " + std::string(dtype_name(s.dtype)) + c10::str(c10::IntArrayRef(*want)) + " from " +
                              given.source);
+  }
+  for (size_t k = 0; k < given.names.size(); ++k) {
+    const TensorSpec& s = *model.find_spec(given.names[k]);
+    if (!s.is_param) continue;
+    const at::Tensor& t = given.tensors[k];
+    const std::optional<std::vector<int64_t>> want = eval_shape(s.shape, c.dims);
+    if (t.scalar_type() != to_aten(s.dtype) || !want || t.sizes().vec() != *want)
+      fail(given.source, "param '" + s.name + "': " + dtype_of(t) + c10::str(t.sizes()) + ", the model takes " +
+                             std::string(dtype_name(s.dtype)) + (want ? c10::str(c10::IntArrayRef(*want)) : shape_str(s.shape)),
+           "the model declares " + s.name + " at " + s.loc.str());
+    c.params.emplace_back(s.name, t.detach().to(at::kCPU));
   }
   return c;
 }

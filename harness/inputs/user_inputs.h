@@ -2,7 +2,7 @@
 // torch.save file of a tuple, list or dict of tensors, from a folder of raw tensor files with a
 // manifest.json (what repro and --save-inputs write, tensor_files.h), from the inputs.json that
 // reduce writes, or from a folder of case-K folders (one case each); then matched to the model's
-// inputs by name (dict keys, manifest names) or position, and checked against each input's dtype
+// inputs by name (dict keys, manifest names; a named param's value replaces the drawn one) or position, and checked against each input's dtype
 // and shape, its symbolic dims bound the same way in every input. A view keeps its layout (the
 // layout key of inputs.json and manifest.json, a torch.save tensor's strides). Every problem is a ModelError
 // naming the file and the input (exit 2). Test: tests/inputs/user_inputs_test.cpp.
@@ -11,6 +11,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/model/model.h"
@@ -30,6 +31,9 @@ struct GivenCase {
   DimBindings dims;
   std::vector<at::Tensor> inputs;         // model.inputs order, on the CPU, views kept
   std::vector<std::string> descriptions;  // as a generated case's: "x: float32[1, 3] from FILE"
+  /// Params the file names too (reduce's inputs.json holds the failing case's params): their
+  /// values replace the drawn ones, so a reduced failure replays with exactly its own values.
+  std::vector<std::pair<std::string, at::Tensor>> params;
 };
 
 /// Reads the cases at `path` (a file, or a folder of one case or of case-K folders, in K order).

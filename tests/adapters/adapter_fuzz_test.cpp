@@ -5,6 +5,9 @@
 // --backends-config, and the new signature is reduced through that same adapter.
 // harness/fuzz/campaign/graph_check.h, repro_folder.h and harness/store/store_report.h, as users
 // run them. Adapters from configs/backends.yaml and tests/data/adapters/backends.yaml.
+// And one adapter process across a worker's graphs (harness/adapters/adapter_session.h): adapters
+// that crash or hang on the second model a process is sent fail the second and fourth graphs
+// only, so the worker kept each adapter across graphs and restarted it after its failure.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -65,6 +68,33 @@ TEST(AdapterFuzz, EveryBackendRunsEveryGraphAndFailuresAreSignedAndReducedPerBac
   EXPECT_EQ(report.exit_code, 1) << report.output;  // new signatures
   EXPECT_TRUE(has(report.output, "  " + broken_key + "\n    backend: broken-count\n")) << report.output;
   EXPECT_TRUE(has(report.output, " --backend broken-count --backends-config " + config + "\n")) << report.output;
+  { std::error_code ignored; remove_tree(dir.string(), ignored); }
+}
+
+TEST(AdapterFuzz, OneAdapterServesTheWorkersGraphsAndIsRestartedAfterItFails) {
+  const fs::path dir = fs::temp_directory_path() / ("gbcheck-adapter-keep-" + std::to_string(::getpid()));
+  { std::error_code ignored; remove_tree(dir.string(), ignored); }
+  fs::create_directories(dir / "tmp");
+  const std::string config = fs::absolute(fs::path(GBCHECK_SOURCE_DIR) / "tests/data/adapters/backends.yaml").string();
+  testing::CommandResult run = testing::run_gbcheck_in_source_tree(
+      "fuzz --out " + (dir / "out").string() + " --cases 4 --seed 100 --backends broken-crash-second,broken-hang-second --backends-config " +
+          config + " --min-nodes 4 --max-nodes 6 --no-breaks --graph-cases 2 --reduce-checks 0 --quiet",
+      "TMPDIR=" + (dir / "tmp").string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  {
+    FuzzStore store((dir / "out" / "fuzz.db").string(), false);
+    auto count = [&](const std::string& where) {
+      return store.db().scalar("SELECT count(*) FROM hits h JOIN signatures s ON s.id = h.signature_id WHERE " + where).value_or(-1);
+    };
+    EXPECT_EQ(store.db().scalar("SELECT count(*) FROM cases WHERE outcome = 'pass' AND idx IN (0, 2)"), 2);
+    EXPECT_EQ(store.db().scalar("SELECT count(*) FROM cases WHERE outcome = 'fail' AND idx IN (1, 3)"), 2);
+    // Each failure is the adapter's own, with the message its way of failing gives.
+    EXPECT_EQ(count("h.idx IN (1, 3) AND s.backend = 'broken-crash-second' AND s.key LIKE '%crashed during case N: killed by SIGSEGV%'"), 2);
+    EXPECT_EQ(count("h.idx IN (1, 3) AND s.backend = 'broken-hang-second' AND s.key LIKE '%timed out: no answer to case N%'"), 2);
+    EXPECT_EQ(count("1"), 4);
+  }
+  // The worker's adapters, killed or not, left no scratch folder behind.
+  EXPECT_TRUE(fs::is_empty(dir / "tmp"));
   { std::error_code ignored; remove_tree(dir.string(), ignored); }
 }
 

@@ -3,7 +3,9 @@
 // model and adapter, each passing or failing as an asserted list of known failures says (with the
 // reason); inductor and aot-eager run on corpus/examples where `import torch` gives 2.0 or later
 // and skip with the reason otherwise; `gbcheck backends` lists them with their availability; the
-// NNC and TorchScript bugs kept in corpus/found/ still reproduce.
+// NNC and TorchScript bugs kept in corpus/found/ still reproduce; `check --intermediates` through
+// the adapters' node values (revision 2 of the protocol) pins those bugs on their first diverging
+// node and lists the nodes a compiler declines (harness/bisect/check_intermediates.h).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -21,12 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-testing::CommandResult gbcheck(const std::string& args) {
-  return testing::run_command("cd " + std::string(GBCHECK_SOURCE_DIR) + " && " + testing::built_binary("gbcheck") + " " + args);
-}
-
 nlohmann::json backends_json() {
-  testing::CommandResult r = gbcheck("backends --json 2>/dev/null");
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("backends --json 2>/dev/null");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return nlohmann::json::parse(r.output, nullptr, false);
 }
@@ -108,7 +106,7 @@ class EveryCorpusModel : public ::testing::TestWithParam<AdapterOnModel> {};
 TEST_P(EveryCorpusModel, PassesOrFailsAsListed) {
   const AdapterOnModel& p = GetParam();
   if (std::string why = unavailable(p.backend); !why.empty()) GTEST_SKIP() << p.backend << " cannot run here: " << why;
-  testing::CommandResult r = gbcheck("check " + p.model + " --cases 4 --backend " + p.backend);
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("check " + p.model + " --cases 4 --backend " + p.backend);
   if (const KnownFailure* k = known_failure(p.model, p.backend)) {
     EXPECT_EQ(r.exit_code, k->exit_code) << p.model << " on " << p.backend << " is listed as failing (" << k->why
                                          << "); if it passes now, remove it from known_failures():\n" << r.output;
@@ -135,7 +133,7 @@ void check_every_example(const std::string& backend) {
   if (std::string why = unavailable(backend); !why.empty()) GTEST_SKIP() << backend << " cannot run here: " << why;
   for (const std::string& m : corpus_models()) {
     if (m.rfind("corpus/examples/", 0) != 0) continue;
-    testing::CommandResult r = gbcheck("check " + m + " --cases 4 --backend " + backend);
+    testing::CommandResult r = testing::run_gbcheck_in_source_tree("check " + m + " --cases 4 --backend " + backend);
     EXPECT_EQ(r.exit_code, 0) << m << " on " << backend << ":\n" << r.output;
   }
 }
@@ -144,7 +142,7 @@ TEST(PythonAdapters, InductorPassesEveryCorpusExampleWhereTorchIs2) { check_ever
 TEST(PythonAdapters, AotEagerPassesEveryCorpusExampleWhereTorchIs2) { check_every_example("aot-eager"); }
 
 TEST(PythonAdapters, BackendsListsBuiltInAndExternalBackendsWithAvailability) {
-  testing::CommandResult r = gbcheck("backends");
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("backends");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // The table's first three columns: name, kind, availability.
   std::map<std::string, std::string> rows;
@@ -168,7 +166,7 @@ TEST(PythonAdapters, BackendsListsBuiltInAndExternalBackendsWithAvailability) {
     EXPECT_NE(r.output.find("why: " + torch_reason), std::string::npos) << r.output;
   }
   // A backends file adds its backends; a bad one is reported at its location with exit code 2.
-  testing::CommandResult extra = gbcheck("backends --backends-config tests/data/adapters/backends.yaml");
+  testing::CommandResult extra = testing::run_gbcheck_in_source_tree("backends --backends-config tests/data/adapters/backends.yaml");
   EXPECT_NE(extra.output.find("eager-py"), std::string::npos) << extra.output;
   testing::CommandResult bad = testing::run_command("cd " + std::string(GBCHECK_SOURCE_DIR) + " && GBCHECK_BACKENDS_CONFIG=corpus/examples/mlp.yaml " +
                                                     testing::built_binary("gbcheck") + " backends");
@@ -179,7 +177,7 @@ TEST(PythonAdapters, BackendsListsBuiltInAndExternalBackendsWithAvailability) {
 TEST(PythonAdapters, UnavailableBackendsStopACheckWithTheReason) {
   std::string why = unavailable("inductor");
   if (why.empty()) GTEST_SKIP() << "inductor can run here";
-  testing::CommandResult r = gbcheck("check corpus/examples/mlp.yaml --backend inductor");
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/examples/mlp.yaml --backend inductor");
   EXPECT_EQ(r.exit_code, 4) << r.output;
   EXPECT_NE(r.output.find("backend inductor cannot run here: " + why), std::string::npos) << r.output;
 }
@@ -188,8 +186,8 @@ TEST(PythonAdapters, UnavailableBackendsStopACheckWithTheReason) {
 // both NNC paths. When a torch without the bug runs this, the model passes and this test fails:
 // then update the found model's README (the bug is fixed in that version) and this test.
 TEST(PythonAdapters, TheFoundNncBugReproducesOnTorch113) {
-  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
-  testing::CommandResult r = gbcheck("check corpus/found/nnc-masked-softmax/model.yaml --cases 2");
+  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/found/nnc-masked-softmax/model.yaml --cases 2");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("  nnc-py  FAIL  0/2 cases"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("  nnc     FAIL  0/2 cases"), std::string::npos) << r.output;
@@ -200,9 +198,9 @@ TEST(PythonAdapters, TheFoundNncBugReproducesOnTorch113) {
 // `gbcheck fuzz --backends nnc-py`). As above: when a torch without the bug passes it, update the
 // README and this test.
 TEST(PythonAdapters, TheFoundNncFloorBugReproducesOnTorch113) {
-  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
+  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
   if (std::string why = unavailable("nnc-py"); !why.empty()) GTEST_SKIP() << "nnc-py cannot run here: " << why;
-  testing::CommandResult r = gbcheck("check corpus/found/nnc-floor-int8/model.yaml --cases 2");
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/found/nnc-floor-int8/model.yaml --cases 2");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("  nnc-py  FAIL  0/2 cases"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("raised: nnc-py raised in case 1: RuntimeError: Invalid integral op_type: 24"), std::string::npos)
@@ -213,9 +211,9 @@ TEST(PythonAdapters, TheFoundNncFloorBugReproducesOnTorch113) {
 // 4-channel conv's output as a wrong MKLDNN hardswish (found through an imported model's generic
 // ops). As above: when a torch without the bug passes it, update the README and this test.
 TEST(PythonAdapters, TheFoundTsFreezeHardswishBugReproducesOnTorch113) {
-  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
+  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
   if (std::string why = unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << "ts-freeze cannot run here: " << why;
-  testing::CommandResult r = gbcheck("check corpus/found/ts-freeze-mkldnn-hardswish/model.yaml --cases 2");
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/found/ts-freeze-mkldnn-hardswish/model.yaml --cases 2");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("  ts-freeze  FAIL  0/2 cases"), std::string::npos) << r.output;
   testing::CommandResult plain = testing::run_command("cd " + std::string(GBCHECK_SOURCE_DIR) +
@@ -223,6 +221,47 @@ TEST(PythonAdapters, TheFoundTsFreezeHardswishBugReproducesOnTorch113) {
                                                       "corpus/found/ts-freeze-mkldnn-hardswish/ts_freeze_mkldnn_hardswish.py");
   EXPECT_EQ(plain.exit_code, 1) << plain.output;
   EXPECT_NE(plain.output.find("REPRODUCED"), std::string::npos) << plain.output;
+}
+
+// The found bugs, node by node: the NNC softmax and the MKLDNN hardswish are the first diverging
+// nodes (their inputs agree); the conv whose value hardswish overwrites in place is declined.
+TEST(PythonAdapters, IntermediatesThroughAdaptersNameTheFirstDivergingNode) {
+  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bugs were found on torch 1.13";
+  if (std::string why = unavailable("nnc-py") + unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << why;
+  testing::CommandResult nnc = gbcheck("check corpus/found/nnc-masked-softmax/model.yaml --cases 2 --backend nnc-py --intermediates");
+  EXPECT_EQ(nnc.exit_code, 1) << nnc.output;
+  EXPECT_NE(nnc.output.find("  nnc-py: FAIL: first diverging node probs (softmax) at corpus/found/nnc-masked-softmax/model.yaml:12:5, "
+                            "case 0: 32 of 32 elements differ, first at [0, 0] (expected 0.125, got nan)\n"),
+            std::string::npos)
+      << nnc.output;
+  testing::CommandResult ts =
+      gbcheck("check corpus/found/ts-freeze-mkldnn-hardswish/model.yaml --cases 2 --backend ts-freeze --intermediates");
+  EXPECT_EQ(ts.exit_code, 1) << ts.output;
+  EXPECT_NE(ts.output.find("  ts-freeze: FAIL: first diverging node y (aten) at corpus/found/ts-freeze-mkldnn-hardswish/model.yaml:14:5"),
+            std::string::npos)
+      << ts.output;
+  EXPECT_NE(ts.output.find("\n    declined c: overwritten in place by prim::MKLDNNHardSwish_ in the compiled graph\n"), std::string::npos)
+      << ts.output;
+}
+
+// What each adapter shows of conv -> batch_norm -> relu: ts-freeze folds batch_norm into the conv
+// and runs relu in place on it, so only relu's value is its own; nnc-py shows every node; the
+// docs' example adapter (no node_values) offers none.
+TEST(PythonAdapters, IntermediatesThroughAdaptersListWhatTheCompilerDeclines) {
+  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "what freezing folds is torch 1.13's";
+  if (std::string why = unavailable("nnc-py") + unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << why;
+  testing::CommandResult r = gbcheck("check corpus/examples/conv_bn_relu.yaml --cases 2 --backend ts-freeze --backend nnc-py "
+                                     "--backend eager-py --backends-config tests/data/adapters/backends.yaml --intermediates");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("  ts-freeze: PASS: 1 nodes on 2 cases agree\n"
+                          "    declined c: overwritten in place by aten::relu_ in the compiled graph\n"
+                          "    declined bn: not in the frozen, optimized graph: folded or fused away by freeze/optimize_for_inference\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("  nnc-py: PASS: 3 nodes on 2 cases agree\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  eager-py: not compared: adapter eager-py offers no node values (its hello lists no node_values feature)\n"),
+            std::string::npos)
+      << r.output;
 }
 
 }  // namespace

@@ -12,6 +12,8 @@ import shlex
 import subprocess
 import sys
 
+from compile_commands import project_sources
+
 TORCH_INCLUDE = re.compile(r"^\s*#\s*include\s*<(ATen|c10|torch)/", re.M)
 
 
@@ -42,6 +44,7 @@ def flags_only(args, source):
 
 def main():
     source_dir, binary_dir, compiler, compiler_id = sys.argv[1:5]
+    source_dir, binary_dir = os.path.realpath(source_dir), os.path.realpath(binary_dir)
     if compiler_id != "GNU":
         print("torch_pch_test: skipped, the check reads GCC's -H output (compiler: %s)" % compiler_id)
         return 77
@@ -54,15 +57,15 @@ def main():
         args = compiler_args(entry, compiler)
         pch = next((args[i + 1] for i, a in enumerate(args[:-1])
                     if a == "-include" and args[i + 1].endswith("cmake_pch.hxx")), None)
-        in_project = source.startswith(source_dir + os.sep) and not source.startswith(binary_dir + os.sep)
-        if in_project and pch is None:
-            with open(source) as f:
+        compiled = project_sources(entry, source_dir, binary_dir)
+        for path in compiled if pch is None else []:
+            with open(path) as f:
                 if TORCH_INCLUDE.search(f.read()):
                     failures.append("%s includes LibTorch but compiles without the precompiled header (the sources "
                                     "are sorted when CMake configures: re-run cmake)"
-                                    % os.path.relpath(source, source_dir))
-        if pch is not None and in_project:
-            groups.setdefault(tuple(flags_only(args, source)), (pch, source))
+                                    % os.path.relpath(path, source_dir))
+        if pch is not None and compiled:
+            groups.setdefault(tuple(flags_only(args, source)), (pch, compiled[0]))
 
     if not groups:
         failures.append("no source compiles with a precompiled header")

@@ -4,6 +4,9 @@
 // the same inputs.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -14,6 +17,19 @@
 #include "compiler/kernel/kernel_ir.h"
 
 namespace gbc::testing {
+
+/// |got - want| <= rtol * |want| + atol per float element, NaN matching NaN.
+inline ::testing::AssertionResult floats_close(const std::vector<unsigned char>& got, const std::vector<unsigned char>& want,
+                                               double rtol, double atol = 0.0) {
+  const float* g = reinterpret_cast<const float*>(got.data());
+  const float* w = reinterpret_cast<const float*>(want.data());
+  for (size_t i = 0; i < got.size() / 4; ++i) {
+    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
+    if (!(std::fabs(g[i] - w[i]) <= rtol * std::fabs(w[i]) + atol))
+      return ::testing::AssertionFailure() << "element " << i << ": " << g[i] << " vs " << w[i];
+  }
+  return ::testing::AssertionSuccess();
+}
 
 inline kir::Buffer buffer(const std::string& name, DType dtype, bool output, kir::IndexKind index = kir::IndexKind::Contiguous,
                           int rank = 0, kir::Level level = kir::Level::Full) {

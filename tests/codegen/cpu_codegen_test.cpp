@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <random>
@@ -29,6 +30,7 @@ using codegen::compile_cpu;
 using codegen::CpuCompileResult;
 using testing::fill_random;
 using testing::HostArgs;
+using testing::floats_close;
 
 std::vector<std::string> names_of(const std::vector<kir::Kernel>& kernels) {
   std::vector<std::string> names;
@@ -66,19 +68,6 @@ Outputs run_both(const kir::Kernel& kernel, GbcKernelFn fn, HostArgs& host, int6
   for (size_t b = 0; b < kernel.buffers.size(); ++b)
     if (kernel.buffers[b].is_output) out.compiled.push_back(host.bytes(b));
   return out;
-}
-
-// |got - want| <= rtol * |want| per float element, NaN matching NaN.
-::testing::AssertionResult floats_close(const std::vector<unsigned char>& got, const std::vector<unsigned char>& want,
-                                        double rtol) {
-  const float* g = reinterpret_cast<const float*>(got.data());
-  const float* w = reinterpret_cast<const float*>(want.data());
-  for (size_t i = 0; i < got.size() / 4; ++i) {
-    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
-    if (!(std::fabs(g[i] - w[i]) <= rtol * std::fabs(w[i])))
-      return ::testing::AssertionFailure() << "element " << i << ": " << g[i] << " vs " << w[i];
-  }
-  return ::testing::AssertionSuccess();
 }
 
 // softmax_kernel with x Strided but each row one contiguous run (kir::Buffer::r_contiguous), as
@@ -644,8 +633,7 @@ TEST(CpuCodegenVectorization, EveryOmpSimdLoopVectorizes) {
   options.use_cache = false;
   CpuCompileResult r = compile_cpu(source, names_of(kernels), options);
   ASSERT_TRUE(r.ok) << r.log;
-  const size_t prelude_end = codegen::kernel_abi_h_source().size() + codegen::kernel_prelude_h_source().size() +
-                             codegen::kernel_support_h_source().size();
+  const size_t prelude_end = codegen::cpu_kernel_header().size();
   const std::set<int> pragmas = simd_pragma_lines(source, prelude_end);
   ASSERT_GE(pragmas.size(), 10u);
   std::set<int> vectorized;
@@ -656,6 +644,63 @@ TEST(CpuCodegenVectorization, EveryOmpSimdLoopVectorizes) {
   for (int pragma : pragmas) {
     EXPECT_TRUE(vectorized.count(pragma + 1) || vectorized.count(pragma + 2))
         << "the loop after line " << pragma << " did not vectorize; GCC said:\n" << r.log;
+  }
+}
+
+// Generated sources load none of <cmath>, <cstring>, <cstdlib> (kernel_std.h declares what they
+// call, for a smaller precompiled header), and those declarations compute what the standard
+// library's functions do, bit for bit.
+TEST(KernelStd, GeneratedHeaderHasNoStandardHeadersAndMatchesCmath) {
+  const std::string source = "// kernel_std probe\n" + codegen::cpu_kernel_header() + R"(
+#if defined(_GLIBCXX_CMATH) || defined(_GLIBCXX_CSTRING) || defined(_GLIBCXX_CSTDLIB)
+#error a C++ standard header reached a generated source
+#endif
+extern "C" void probe(const GbcKernelArgs* a) {
+  const float x = *(const float*)a->buffers[0].data;
+  const double d = x;
+  float* f = (float*)a->buffers[1].data;
+  double* g = (double*)a->buffers[2].data;
+  const float fs[] = {std::ceil(x), std::cos(x), std::erf(x), std::exp(x), std::expm1(x), std::fabs(x),
+                      std::floor(x), std::log(x), std::log1p(x), std::nearbyint(x), std::sin(x), std::sqrt(x),
+                      std::tanh(x), std::fmod(x, 0.75f), std::pow(x, 1.5f)};
+  const double ds[] = {std::ceil(d), std::cos(d), std::erf(d), std::exp(d), std::expm1(d), std::fabs(d),
+                       std::floor(d), std::log(d), std::log1p(d), std::nearbyint(d), std::sin(d), std::sqrt(d),
+                       std::tanh(d), std::fmod(d, 0.75), std::pow(d, 1.5)};
+  char* scratch = (char*)std::malloc(sizeof fs);
+  std::memcpy(scratch, fs, sizeof fs);
+  std::memcpy(f, scratch, sizeof fs);
+  std::free(scratch);
+  std::memcpy(g, ds, sizeof ds);
+}
+)";
+  codegen::CpuCompileOptions options;
+  options.use_cache = false;
+  CpuCompileResult r = compile_cpu(source, {"probe"}, options);
+  ASSERT_TRUE(r.ok) << r.log;
+  for (float x : {0.3f, 2.5f, -1.75f, 7.0f, 1e-3f}) {
+    float f[15];
+    double g[15];
+    GbcBufferArg buffers[3] = {};
+    buffers[0].data = &x;
+    buffers[1].data = f;
+    buffers[2].data = g;
+    GbcKernelArgs args{};
+    args.buffers = buffers;
+    r.kernels[0](&args);
+    const double d = x;
+    // volatile: the host's values come from the library at run time, as the kernel's do.
+    volatile float vx = x;
+    volatile double vd = d;
+    const float fs[] = {std::ceil(vx), std::cos(vx), std::erf(vx), std::exp(vx), std::expm1(vx), std::fabs(vx),
+                        std::floor(vx), std::log(vx), std::log1p(vx), std::nearbyint(vx), std::sin(vx),
+                        std::sqrt(vx), std::tanh(vx), std::fmod(vx, 0.75f), std::pow(vx, 1.5f)};
+    const double ds[] = {std::ceil(vd), std::cos(vd), std::erf(vd), std::exp(vd), std::expm1(vd), std::fabs(vd),
+                         std::floor(vd), std::log(vd), std::log1p(vd), std::nearbyint(vd), std::sin(vd),
+                         std::sqrt(vd), std::tanh(vd), std::fmod(vd, 0.75), std::pow(vd, 1.5)};
+    for (int k = 0; k < 15; ++k) {
+      EXPECT_EQ(std::memcmp(&f[k], &fs[k], sizeof(float)), 0) << "float function " << k << " of " << x;
+      EXPECT_EQ(std::memcmp(&g[k], &ds[k], sizeof(double)), 0) << "double function " << k << " of " << x;
+    }
   }
 }
 

@@ -24,6 +24,7 @@ namespace {
 
 using testing::fill_random;
 using testing::HostArgs;
+using testing::floats_close;
 
 std::string read_source(const std::string& relative) {
   std::ifstream in(std::string(GBCHECK_SOURCE_DIR) + "/" + relative);
@@ -98,18 +99,6 @@ Launched run_both(const EmulatedModule& m, const kir::Kernel& k, HostArgs& host,
     for (int64_t o = 0; o < outer; ++o)
       EXPECT_EQ(reinterpret_cast<unsigned*>(workspace.data())[o], 0u) << "row " << o << "'s counter is left for the next launch";
   return out;
-}
-
-::testing::AssertionResult floats_close(const std::vector<unsigned char>& got, const std::vector<unsigned char>& want,
-                                        double rtol, double atol = 0.0) {
-  const float* g = reinterpret_cast<const float*>(got.data());
-  const float* w = reinterpret_cast<const float*>(want.data());
-  for (size_t i = 0; i < got.size() / 4; ++i) {
-    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
-    if (!(std::fabs(g[i] - w[i]) <= rtol * std::fabs(w[i]) + atol))
-      return ::testing::AssertionFailure() << "element " << i << ": " << g[i] << " vs " << w[i];
-  }
-  return ::testing::AssertionSuccess();
 }
 
 class CudaEmulation : public ::testing::Test {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/ir/diagnostics.h"
+#include "harness/inputs/input_generator.h"
 #include "harness/inputs/saved_cases.h"
 #include "harness/inputs/tensor_files.h"
 #include "harness/inputs/user_inputs.h"
@@ -89,6 +90,43 @@ TEST_F(UserInputs, ReducesInputsJson) {
   EXPECT_EQ(c[0].inputs[1][7].item<float>(), 2.0f);
 }
 
+// reduce's inputs.json holds the failing case's params too: their values replace the drawn ones,
+// so the reduced model replays with exactly the values that failed; a param of the wrong shape is
+// an error naming it.
+TEST_F(UserInputs, ANamedParamReplacesTheDrawnOne) {
+  const Model with_param = load_model_text(R"(format: gbcheck/v1
+name: scaled
+inputs:
+  x: {shape: [4], dtype: float64}
+params:
+  p: {shape: [4], dtype: float64}
+graph:
+  - {id: y, op: mul, args: [x, p]}
+outputs: [y]
+)", "scaled.yaml");
+  const std::string file = dir_.file("params.json", R"({"x": {"dtype": "float64", "shape": [4], "values": [1, 2, 3, 4]},
+                                                        "p": {"dtype": "float64", "shape": [4], "values": [0, -1e300, 0.5, 7]}})");
+  const std::vector<GivenCase> c = load_given_cases(with_param, {file});
+  ASSERT_EQ(c.size(), 1u);
+  ASSERT_EQ(c[0].params.size(), 1u);
+  const TestCase tc = InputGenerator(with_param, c10::Device(c10::kCPU)).run_case(0, 0, c, {});
+  ASSERT_EQ(tc.tensors.size(), 2u);  // x, then p
+  EXPECT_EQ(tc.tensors[1][1].item<double>(), -1e300);
+  EXPECT_EQ(tc.tensors[1][3].item<double>(), 7.0);
+  // Without p in the file, p is drawn as before.
+  const std::string only_x = dir_.file("x.json", R"({"x": {"dtype": "float64", "shape": [4], "values": [1, 2, 3, 4]}})");
+  const TestCase drawn = InputGenerator(with_param, c10::Device(c10::kCPU)).run_case(0, 0, load_given_cases(with_param, {only_x}), {});
+  EXPECT_NE(drawn.tensors[1][1].item<double>(), -1e300);
+  const std::string wrong = dir_.file("wrong.json", R"({"x": {"dtype": "float64", "shape": [4], "values": [1, 2, 3, 4]},
+                                                       "p": {"dtype": "float64", "shape": [2], "values": [0, 1]}})");
+  try {
+    load_given_cases(with_param, {wrong});
+    ADD_FAILURE() << "no error";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("param 'p': float64[2], the model takes float64[4]"), std::string::npos) << e.what();
+  }
+}
+
 // An entry's "layout" rebuilds the view the failure had; one that does not fit is an error.
 TEST_F(UserInputs, InputsJsonAndManifestKeepALayout) {
   const std::string file = dir_.file("view.json", R"({"x": {"dtype": "float32", "shape": [2, 8], "layout": "expanded", "dim": 0,
@@ -140,7 +178,7 @@ TEST_F(UserInputs, EachErrorNamesTheInput) {
   EXPECT_NE(error_of(dir_.path("shape.pt")).find("input 'x': shape [2, 7], the model takes [2, 8]"), std::string::npos);
   EXPECT_NE(error_of(dir_.path("range.pt")).find("input 'x': dim 0 (B) is 5, outside its range 1..4"), std::string::npos);
   EXPECT_NE(error_of(dir_.path("count.pt")).find("holds 1 tensors, the model takes 2 inputs (x, w)"), std::string::npos);
-  EXPECT_NE(error_of(dir_.path("names.pt")).find("'v' is not an input of the model"), std::string::npos);
+  EXPECT_NE(error_of(dir_.path("names.pt")).find("'v' is neither an input nor a param of the model"), std::string::npos);
   // LibTorch 1.13's reader rejects a one-element list; the hint says what to save instead.
   const std::string list1 = error_of(dir_.path("list1.pt"));
   if (!list1.empty()) EXPECT_NE(list1.find("save (x,) rather than [x]"), std::string::npos) << list1;

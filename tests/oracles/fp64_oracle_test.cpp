@@ -29,7 +29,7 @@ at::Tensor reordered_row_sum(const at::Tensor& x, int64_t block) {
 at::Tensor first_block_dropped(const at::Tensor& x, int64_t block) { return x.narrow(1, block, x.size(1) - block).sum(1); }
 
 const Tolerance kTight{1e-9, 1e-9};
-const Tolerance kF32{1.3e-6, 1e-5};
+using testing::kF32;
 
 JudgeConfig config(Tolerance tol) {
   JudgeConfig c;

@@ -10,7 +10,7 @@
 namespace gbc {
 namespace {
 
-const Tolerance kF32{1.3e-6, 1e-5};
+using testing::kF32;
 
 TEST(ToleranceOracleTest, AgreementPassesAndAPerturbedElementFails) {
   at::Tensor e = testing::randn({16, 16}, 2);

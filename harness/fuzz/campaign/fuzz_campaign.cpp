@@ -18,6 +18,7 @@
 
 #include "compiler/support/trace.h"
 #include "compiler/backends/backend.h"
+#include "harness/adapters/adapter_session.h"
 #include "harness/adapters/backends_config.h"
 #include "harness/fuzz/campaign/fuzz_progress.h"
 #include "harness/fuzz/campaign/repro_folder.h"
@@ -325,6 +326,7 @@ FuzzResult run_fuzz(FuzzOptions o) {
       } catch (const std::exception& e) {
         std::cerr << "gbcheck fuzz: worker " << job << " failed: " << e.what() << "\n";
       }
+      close_adapter_sessions();  // the worker leaves through _exit: its adapters' folders go now
       std::cerr.flush();
       dump_coverage();
       ::_exit(code);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 
+#include "harness/adapters/adapter_backend.h"
 #include "harness/runner/check_runner.h"
 
 namespace gbc {
@@ -63,8 +64,7 @@ GraphFailure make_failure(FailureSignature s, const std::string& detail, const S
   return f;
 }
 
-// The check as the child runs it: the report reduced to what the fuzzer keeps.
-json check_in_child(const Model& model, const GraphCheckOptions& options) {
+RunOptions child_run_options(const Model& model, const GraphCheckOptions& options) {
   RunOptions run = run_options_from_model(model);
   run.backends = options.backends;
   run.backend_options.cache_dir = options.backend_options.cache_dir;
@@ -72,7 +72,12 @@ json check_in_child(const Model& model, const GraphCheckOptions& options) {
   run.backend_options.inject_fault = options.backend_options.inject_fault;
   run.max_shrink_tries = 0;  // the reducer shrinks the graph of a new signature instead
   run.max_failures_kept = 1;
-  CheckReport report = run_check(model, run);
+  return run;
+}
+
+// The check as the child runs it: the report reduced to what the fuzzer keeps.
+json check_in_child(const Model& model, const GraphCheckOptions& options) {
+  CheckReport report = run_check(model, child_run_options(model, options));
   json out = {{"outcome", "pass"}, {"failures", json::array()}};
   auto add = [&](const FailureSignature& s, const std::string& detail) {
     out["failures"].push_back({{"signature", s.to_json()}, {"detail", detail}});
@@ -133,6 +138,8 @@ std::string dedupe_key(const FailureSignature& signature) { return signature.str
 GraphVerdict check_graph(const Model& model, const GraphCheckOptions& options) {
   auto start = std::chrono::steady_clock::now();
   auto run_child = [&](const GraphCheckOptions& o) {
+    // The adapters run here, across graphs: the child borrows them (adapter_backend.h).
+    keep_adapters_running(o.backends, child_run_options(model, o).backend_options);
     return run_sandboxed([&] { return check_in_child(model, o); }, o.limits);
   };
   SandboxResult r = run_child(options);

@@ -12,7 +12,8 @@
 // dies while several backends ran, each backend is rerun alone to pin the death on the ones that
 // cause it. A graph the eager reference cannot run, or a check that throws outside every compiled
 // path, is `invalid`: a bug in gbcheck's generator or harness, recorded under its own signature.
-// Tested in tests/fuzz/fuzz_campaign_test.cpp; the FB001 rule in tests/fuzz/fuzz_cli_test.cpp.
+// Tested in tests/fuzz/fuzz_campaign_test.cpp; the FB001 rule in tests/fuzz/fuzz_cli_test.cpp; the
+// adapters across graphs in tests/adapters/adapter_fuzz_test.cpp.
 #pragma once
 
 #include <string>

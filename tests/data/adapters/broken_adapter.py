@@ -7,6 +7,8 @@
   garbage   writes text to the protocol stream instead of a frame
   oom       allocates far beyond its memory limit
   scribble  adds 1 to every input it gives back, the ones the model never writes too
+  crash-second, hang-second  crash or hang on the second model this process was sent
+      (tests/adapters/adapter_fuzz_test.cpp: one adapter serves a fuzz worker's graphs)
 It compiles by doing nothing and otherwise answers like an eager adapter.
 """
 
@@ -24,15 +26,20 @@ class Broken(Adapter):
 
     def __init__(self, mode):
         super().__init__()
-        self.mode = mode
+        self.mode, _, self.when = mode.partition("-")
         self.channel = None
+        self.models = 0
 
     def compile(self, model):
+        self.models += 1
+        model.order = self.models
         return model.python_function()
 
     def run(self, fn, model, inputs):
         import torch
         outputs = list(fn(*inputs))
+        if self.when == "second" and model.order != 2:
+            return outputs
         if self.mode == "crash":
             sys.stderr.write("broken adapter: about to crash\n")
             sys.stderr.flush()
