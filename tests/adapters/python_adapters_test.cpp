@@ -226,16 +226,16 @@ TEST(PythonAdapters, TheFoundTsFreezeHardswishBugReproducesOnTorch113) {
 // The found bugs, node by node: the NNC softmax and the MKLDNN hardswish are the first diverging
 // nodes (their inputs agree); the conv whose value hardswish overwrites in place is declined.
 TEST(PythonAdapters, IntermediatesThroughAdaptersNameTheFirstDivergingNode) {
-  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bugs were found on torch 1.13";
+  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bugs were found on torch 1.13";
   if (std::string why = unavailable("nnc-py") + unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << why;
-  testing::CommandResult nnc = gbcheck("check corpus/found/nnc-masked-softmax/model.yaml --cases 2 --backend nnc-py --intermediates");
+  testing::CommandResult nnc = testing::run_gbcheck_in_source_tree("check corpus/found/nnc-masked-softmax/model.yaml --cases 2 --backend nnc-py --intermediates");
   EXPECT_EQ(nnc.exit_code, 1) << nnc.output;
   EXPECT_NE(nnc.output.find("  nnc-py: FAIL: first diverging node probs (softmax) at corpus/found/nnc-masked-softmax/model.yaml:12:5, "
                             "case 0: 32 of 32 elements differ, first at [0, 0] (expected 0.125, got nan)\n"),
             std::string::npos)
       << nnc.output;
   testing::CommandResult ts =
-      gbcheck("check corpus/found/ts-freeze-mkldnn-hardswish/model.yaml --cases 2 --backend ts-freeze --intermediates");
+      testing::run_gbcheck_in_source_tree("check corpus/found/ts-freeze-mkldnn-hardswish/model.yaml --cases 2 --backend ts-freeze --intermediates");
   EXPECT_EQ(ts.exit_code, 1) << ts.output;
   EXPECT_NE(ts.output.find("  ts-freeze: FAIL: first diverging node y (aten) at corpus/found/ts-freeze-mkldnn-hardswish/model.yaml:14:5"),
             std::string::npos)
@@ -248,9 +248,9 @@ TEST(PythonAdapters, IntermediatesThroughAdaptersNameTheFirstDivergingNode) {
 // and runs relu in place on it, so only relu's value is its own; nnc-py shows every node; the
 // docs' example adapter (no node_values) offers none.
 TEST(PythonAdapters, IntermediatesThroughAdaptersListWhatTheCompilerDeclines) {
-  if (gbcheck("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "what freezing folds is torch 1.13's";
+  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "what freezing folds is torch 1.13's";
   if (std::string why = unavailable("nnc-py") + unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << why;
-  testing::CommandResult r = gbcheck("check corpus/examples/conv_bn_relu.yaml --cases 2 --backend ts-freeze --backend nnc-py "
+  testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/examples/conv_bn_relu.yaml --cases 2 --backend ts-freeze --backend nnc-py "
                                      "--backend eager-py --backends-config tests/data/adapters/backends.yaml --intermediates");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("  ts-freeze: PASS: 1 nodes on 2 cases agree\n"
