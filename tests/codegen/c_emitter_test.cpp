@@ -117,6 +117,8 @@ TEST(CEmitter, StageResultsAndPerRowValuesAreComputedOncePerRow) {
   // Float64 accumulators per lane; w and b read through their strides.
   EXPECT_TRUE(contains(code, "double acc1[GBC_LANES];"));
   EXPECT_TRUE(contains(code, "p1[o * p1_s0 + r * p1_s1]"));
+  // The tiled function computes the mean once per row too.
+  EXPECT_EQ(count(all.substr(code.size()), "gbc_div(s0, 37.0)"), 1u) << all.substr(code.size());
 }
 
 TEST(CEmitter, HalfStorageClampAndCasts) {

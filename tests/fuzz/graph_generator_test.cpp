@@ -317,6 +317,7 @@ TEST(GraphGeneratorTest, EveryPatternIsGeneratedOverManySeeds) {
   // on top of those drawn fractional by chance; a binary op's numbers come from other paths too
   // (measured shares 0.133 and 0.059 of 279 and 323 chances).
   EXPECT_GT(fractional_on, fractional_off + 0.04);
+  EXPECT_GT(2 * with.fractional_int, 3 * without.fractional_int);  // 1.5x of the counts: 37 vs 19
   EXPECT_GT(with.negative_divisor, 30);
   EXPECT_EQ(without.negative_divisor, 0);
   EXPECT_GT(with.extreme_input, 15);
@@ -334,6 +335,7 @@ TEST(GraphGeneratorTest, EveryPatternIsGeneratedOverManySeeds) {
   // constant_operands (0.15) makes that share of the fresh operands a `full` on top (measured
   // shares 0.084 and 0.022).
   EXPECT_GT(constant_on, constant_off + 0.04);
+  EXPECT_GT(with.constant_operand, 3 * without.constant_operand);  // the counts: 180 vs 50
   // identity_special's signed zeros, in cones the signed_zero oracle judges.
   EXPECT_GT(with.signed_zero, 10 * without.signed_zero + 15);  // 27 of 1000 graphs; none without
 }
