@@ -29,8 +29,11 @@ void fill_commands(BisectResult& r) {
   r.stage_command = base + r.stage + common_flags(r) + c;
   if (r.passes && !r.passes->pass.empty())
     r.pass_command = r.stage_command + " --disable-pass " + r.passes->pass;
+  // gbc's kernels are shown by explain; a backend that shows node values itself by --intermediates.
   if (r.nodes && r.nodes->first)
-    r.node_command = "gbcheck explain " + r.model_path + " --backend " + r.stage + common_flags(r) + c;
+    r.node_command = ladder_shows_node_values(r.stage)
+                         ? "gbcheck explain " + r.model_path + " --backend " + r.stage + common_flags(r) + c
+                         : "gbcheck " + r.model_path + " --backend " + r.stage + " --intermediates" + common_flags(r) + c;
 }
 
 }  // namespace
@@ -75,7 +78,7 @@ BisectResult run_bisect(const Model& model, const BisectOptions& options) {
   progress("comparing node values of " + r.stage + " with eager");
   InputGenerator inputs(model, c10::Device(c10::DeviceType::CPU));
   TestCase tc = inputs.run_case(std::max(r.failing_case, 0), options.run.cases, options.run.given_cases, options.run.shrink_path);
-  r.nodes = compare_nodes(model, r.stage, tc, options.run.backend_options);
+  r.nodes = compare_backend_nodes(model, r.stage, tc, options.run.backend_options);
   fill_commands(r);
   return r;
 }

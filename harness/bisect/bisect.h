@@ -3,9 +3,11 @@
 //          stops at the first stage that diverges from eager (stage_probe.h);
 //   pass:  within it, the pass whose absence removes the divergence (pass_bisect.h);
 //   node:  the first IR node whose value diverges, read inside the fused kernels by the kernel-IR
-//          interpreter (node_compare.h).
+//          interpreter (node_compare.h); a backend outside the ladder (an adapter) that shows its
+//          node values gives them itself, with the nodes it declines and why.
 // Each step comes with the command that shows it. Rendering: bisect_report.h.
-// Test: tests/bisect/bisect_test.cpp.
+// Test: tests/bisect/bisect_test.cpp, through adapters tests/adapters/python_adapters_test.cpp
+// (BisectThroughAdapters...).
 #pragma once
 
 #include <functional>

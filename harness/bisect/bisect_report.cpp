@@ -47,6 +47,7 @@ void print_bisect_result(const BisectResult& r, std::ostream& out) {
     } else {
       out << "node:  none: " << r.nodes->note << "\n";
     }
+    for (const std::string& d : r.nodes->declined) out << "  declined " << d << "\n";
   }
 }
 
@@ -84,6 +85,7 @@ nlohmann::json bisect_result_to_json(const BisectResult& r) {
     n["kernels"] = r.nodes->kernels;
     n["compared"] = r.nodes->nodes_compared;
     n["skipped"] = r.nodes->skipped;
+    n["declined"] = r.nodes->declined;
     n["note"] = r.nodes->note;
     if (r.nodes->first) {
       const NodeDivergence& d = *r.nodes->first;

@@ -12,10 +12,6 @@
 namespace gbc {
 namespace {
 
-bool shows_node_values(const std::string& backend) {
-  return backend == "decomp" || backend == "gbc-interp" || backend == "gbc";
-}
-
 std::string index_text(const std::vector<int64_t>& index) {
   std::string s = "[";
   for (size_t i = 0; i < index.size(); ++i) s += (i ? ", " : "") + std::to_string(index[i]);
@@ -44,19 +40,16 @@ std::vector<BackendIntermediates> check_intermediates(const Model& model, const 
       r.note = "eager is what node values are compared with";
     } else {
       // Backends outside gbc's ladder show node values themselves, if at all (adapters).
-      std::unique_ptr<Backend> shown;
-      NodeValueSource* source = nullptr;
-      if (!shows_node_values(name)) {
-        const BackendInfo* info = find_backend(name);
-        shown = info ? info->create() : nullptr;
-        source = dynamic_cast<NodeValueSource*>(shown.get());
-        if (!source) {
-          r.note = name + " shows only its outputs (gbc's ladder shows node values: decomp, gbc-interp, gbc; adapters may offer them)";
+      PreparedNodeSource shown;
+      if (!ladder_shows_node_values(name)) {
+        shown = prepare_node_source(model, name, opt.backend_options);
+        if (!shown.source) {
+          r.note = shows_only_outputs(name);
           out.push_back(std::move(r));
           continue;
         }
-        shown->prepare(model.graph, opt.backend_options);
       }
+      NodeValueSource* source = shown.source;
       for (int k = first; k < end && !r.first; ++k) {
         const TestCase tc = gen.run_case(k, opt.cases, opt.given_cases, opt.only_case ? opt.shrink_path : ShrinkPath{});
         NodeComparison c;
@@ -65,8 +58,8 @@ std::vector<BackendIntermediates> check_intermediates(const Model& model, const 
         } catch (const std::exception& e) {
           c.note = std::string("its node values could not be had: ") + e.what();
         }
-        for (const std::string& d : c.skipped)
-          if (source && std::find(r.declined.begin(), r.declined.end(), d) == r.declined.end()) r.declined.push_back(d);
+        for (const std::string& d : c.declined)
+          if (std::find(r.declined.begin(), r.declined.end(), d) == r.declined.end()) r.declined.push_back(d);
         if (c.nodes_compared == 0 && !c.first) {
           r.note = c.note;
           break;

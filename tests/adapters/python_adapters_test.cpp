@@ -5,7 +5,8 @@
 // and skip with the reason otherwise; `gbcheck backends` lists them with their availability; the
 // NNC and TorchScript bugs kept in corpus/found/ still reproduce; `check --intermediates` through
 // the adapters' node values (revision 2 of the protocol) pins those bugs on their first diverging
-// node and lists the nodes a compiler declines (harness/bisect/check_intermediates.h).
+// node and lists the nodes a compiler declines (harness/bisect/check_intermediates.h), and so
+// does `bisect` on an adapter backend (harness/bisect/bisect.h).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -242,6 +243,34 @@ TEST(PythonAdapters, IntermediatesThroughAdaptersNameTheFirstDivergingNode) {
       << ts.output;
   EXPECT_NE(ts.output.find("\n    declined c: overwritten in place by prim::MKLDNNHardSwish_ in the compiled graph\n"), std::string::npos)
       << ts.output;
+}
+
+// `gbcheck bisect` on an adapter backend names the first diverging node from the adapter's own
+// node values, with the nodes it declines, and says why when an adapter shows none.
+TEST(PythonAdapters, BisectThroughAdaptersNamesTheFirstDivergingNode) {
+  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bugs were found on torch 1.13";
+  if (std::string why = unavailable("nnc-py") + unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << why;
+  testing::CommandResult nnc = testing::run_gbcheck_in_source_tree("bisect corpus/found/nnc-masked-softmax/model.yaml --backend nnc-py 2>&1");
+  EXPECT_EQ(nnc.exit_code, 1) << nnc.output;
+  EXPECT_NE(nnc.output.find("node:  probs = softmax(...) at corpus/found/nnc-masked-softmax/model.yaml:12:5\n"
+                            "  32 of 32 elements differ; first at [0, 0]: eager 0.125, nnc-py "),
+            std::string::npos)
+      << nnc.output;
+  EXPECT_NE(nnc.output.find("  show: gbcheck corpus/found/nnc-masked-softmax/model.yaml --backend nnc-py --intermediates --seed 0 --case 0\n"),
+            std::string::npos)
+      << nnc.output;
+  testing::CommandResult ts = testing::run_gbcheck_in_source_tree("bisect corpus/found/ts-freeze-mkldnn-hardswish/model.yaml --backend ts-freeze 2>&1");
+  EXPECT_EQ(ts.exit_code, 1) << ts.output;
+  EXPECT_NE(ts.output.find("node:  y = aten(...) at corpus/found/ts-freeze-mkldnn-hardswish/model.yaml:14:5\n"), std::string::npos) << ts.output;
+  EXPECT_NE(ts.output.find("\n  declined c: overwritten in place by prim::MKLDNNHardSwish_ in the compiled graph\n"), std::string::npos)
+      << ts.output;
+  testing::CommandResult old = testing::run_gbcheck_in_source_tree(
+      "bisect corpus/examples/conv_bn_relu.yaml --backend broken-wrong --backends-config tests/data/adapters/backends.yaml 2>&1");
+  EXPECT_EQ(old.exit_code, 1) << old.output;
+  EXPECT_NE(old.output.find("\nstage: broken-wrong\n"), std::string::npos) << old.output;
+  EXPECT_NE(old.output.find("\nnode:  none: adapter broken-wrong offers no node values (its hello lists no node_values feature)\n"),
+            std::string::npos)
+      << old.output;
 }
 
 // What each adapter shows of conv -> batch_norm -> relu: ts-freeze folds batch_norm into the conv

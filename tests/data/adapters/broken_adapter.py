@@ -7,6 +7,8 @@
   garbage   writes text to the protocol stream instead of a frame
   oom       allocates far beyond its memory limit
   scribble  adds 1 to every input it gives back, the ones the model never writes too
+  wrong     adds 1 to every output: a compiler that diverges and, as under revision 1, shows no
+            node values (tests/adapters/python_adapters_test.cpp: bisect says so)
   crash-second, hang-second  crash or hang on the second model this process was sent
       (tests/adapters/adapter_fuzz_test.cpp: one adapter serves a fuzz worker's graphs)
 It compiles by doing nothing and otherwise answers like an eager adapter.
@@ -63,6 +65,8 @@ class Broken(Adapter):
         if self.mode == "oom":
             hoard = [bytearray(1 << 28) for _ in range(1 << 10)]
             del hoard
+        if self.mode == "wrong":
+            return [t + 1 for t in outputs]
         if self.mode == "scribble":
             for t in inputs:
                 t.add_(1)
