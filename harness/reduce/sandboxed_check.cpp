@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "compiler/aten/eager_executor.h"
+#include "harness/adapters/adapter_backend.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/report/json_report.h"
 #include "harness/runner/case_run.h"
@@ -72,6 +73,11 @@ nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inp
 CaseOutcome check_case_sandboxed(const Model& model, const std::vector<at::Tensor>& inputs, const CaseCheck& check) {
   GBC_INTERNAL_ASSERT(check.backend != nullptr, "check_case_sandboxed without a backend");
   CaseOutcome out;
+  // The adapters run here, across candidates: the child borrows them (adapter_backend.h), so a
+  // candidate costs a compile, not an adapter's start-up.
+  std::vector<std::string> paths = {check.backend->name};
+  if (check.reference) paths.push_back(check.reference->name);
+  keep_adapters_running(paths, check.backend_options);
   out.sandbox = run_sandboxed([&] { return judge_case(model, inputs, check); }, check.limits);
   if (!out.sandbox.ok()) {
     out.kind = CaseOutcome::Kind::Fail;

@@ -2,8 +2,11 @@
 // hangs or exhausts memory costs one failed check, not the caller: one case on given input tensors
 // against one backend (what the reducer runs for every candidate), or a whole `gbcheck check` run
 // (what the fuzzer runs for every generated model). Both come back with failure signatures.
+// The adapters of external backends run in the calling process, kept alive across checks, and
+// each child borrows them (harness/adapters/adapter_backend.h: keep_adapters_running()).
 // Call from a process whose ATen is single-threaded (see the fork caveat in sandbox.h).
-// Test: tests/reduce/reducer_test.cpp.
+// Test: tests/reduce/reducer_test.cpp; through an adapter tests/adapters/adapter_fuzz_test.cpp
+// (ReduceKeepsOneAdapter...).
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -5,7 +5,8 @@
 // Inputs come back from the adapter only where the model writes them; a write elsewhere is caught.
 // Outputs are checked against the graph retyped for the case's input dtypes.
 // An adapter is also a reference (--reference): gbc against the example adapter passes, and a
-// broken reference fails the check under its name. Adapters from tests/data/adapters/backends.yaml.
+// broken reference fails the check under its name. A reduction through an adapter keeps one
+// adapter across its candidates. Adapters from tests/data/adapters/backends.yaml.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -15,12 +16,13 @@
 #include <vector>
 
 #include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
 
 namespace gbc {
 namespace {
 
-testing::CommandResult gbcheck(const std::string& args) {
-  return testing::run_command("cd " + std::string(GBCHECK_SOURCE_DIR) + " && " + testing::built_binary("gbcheck") +
+testing::CommandResult gbcheck(const std::string& args, const std::string& env = "") {
+  return testing::run_command("cd " + std::string(GBCHECK_SOURCE_DIR) + " && " + env + testing::built_binary("gbcheck") +
                               " " + args + " --backends-config tests/data/adapters/backends.yaml");
 }
 
@@ -120,6 +122,22 @@ TEST(AdapterFailures, AnAdapterCanBeTheReference) {
   EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
   EXPECT_TRUE(has(unknown.output, "command line: error: --reference: unknown backend 'eager-pi'; hint: did you mean 'eager-py'?"))
       << unknown.output;
+}
+
+// Every candidate of a reduction is checked in its own child, which borrows the adapter that the
+// reducer keeps running (as fuzz does): one adapter start for the whole reduction, not one per
+// candidate. broken-wrong diverges on every model, so every candidate is checked.
+TEST(AdapterFailures, AReductionKeepsOneAdapterAcrossItsCandidates) {
+  testing::TempDir dir("adapter-reduce");
+  const std::string starts = dir.path("starts");
+  testing::CommandResult r = gbcheck("reduce corpus/examples/mlp.yaml --backend broken-wrong --max-checks 12 --out " + dir.path("out"),
+                                     "GBCHECK_TEST_ADAPTER_STARTS=" + starts + " ");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "checks:   12 (")) << r.output;
+  std::ifstream file(starts);
+  std::vector<std::string> pids;
+  for (std::string line; std::getline(file, line);) pids.push_back(line);
+  EXPECT_EQ(pids.size(), 1u) << "adapter starts (pids) for 12 checks:\n" << r.output;
 }
 
 }  // namespace

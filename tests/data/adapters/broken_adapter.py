@@ -11,7 +11,9 @@
             node values (tests/adapters/python_adapters_test.cpp: bisect says so)
   crash-second, hang-second  crash or hang on the second model this process was sent
       (tests/adapters/adapter_fuzz_test.cpp: one adapter serves a fuzz worker's graphs)
-It compiles by doing nothing and otherwise answers like an eager adapter.
+It compiles by doing nothing and otherwise answers like an eager adapter. With
+$GBCHECK_TEST_ADAPTER_STARTS set, each start (not a probe) appends a line to that file, so a test
+can count the adapters a command started.
 """
 
 import os
@@ -31,6 +33,12 @@ class Broken(Adapter):
         self.mode, _, self.when = mode.partition("-")
         self.channel = None
         self.models = 0
+
+    def start(self):
+        starts = os.environ.get("GBCHECK_TEST_ADAPTER_STARTS")
+        if starts:
+            with open(starts, "a") as f:
+                f.write("%d\n" % os.getpid())
 
     def compile(self, model):
         self.models += 1
