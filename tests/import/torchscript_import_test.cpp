@@ -7,7 +7,7 @@
 // adaptive_avg_pool2d import as the format's ops (the elementwise ones fused); explain names
 // generic ops and their Python lines; bad input is exit 2 with its
 // exact message, and nothing is written half-way. The TorchScript adapters (ts-freeze, nnc-py)
-// pass every small model, or fail as a found bug says.
+// pass every model, small and real, or fail as a found bug says.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -16,13 +16,18 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
 
 #include "compiler/aten/eager_executor.h"
 #include "compiler/ir/generic_op.h"
+#include "harness/adapters/adapter_probe.h"
+#include "harness/adapters/backends_config.h"
 #include "harness/import/model_dir.h"
 #include "harness/import/torchscript_import.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/model/model_loader.h"
+#include "harness/report/terminal_report.h"
+#include "harness/runner/check_runner.h"
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
 
@@ -271,11 +276,18 @@ TEST_P(RealModelImport, ImportsWithItsNativeSplitFaithfullyAndPassesEagerVsGbc) 
 INSTANTIATE_TEST_SUITE_P(Corpus, RealModelImport, ::testing::ValuesIn(real_models()),
                          [](const ::testing::TestParamInfo<RealModel>& info) { return info.param.name; });
 
-// Every model of the import corpus through the TorchScript adapters (ts-freeze and nnc-py,
-// docs/adapters.md), both in one gbcheck process: each passes, or fails as its entry says, with
-// the found bug it is (kept under corpus/found/). Skipped where the adapters cannot run.
+// Every model of the import corpus, the real ones too, through the TorchScript adapters
+// (ts-freeze and nnc-py, docs/adapters.md): each passes, or fails as its entry says, with the found
+// bug it is (kept under corpus/found/). The checks run in this process, so that one adapter per
+// backend serves every model of the suite (a Python interpreter importing torch is 2 to 3 CPU
+// seconds a start). The real CNNs get the smallest images they allow: without LLVM, NNC interprets
+// its fused kernels element by element, so nnc-py's time grows with the feature maps (mobilenet_v2,
+// 45 fusion groups: about 14 CPU s a run at 32x32, 4 s at 16x16; at 64x64 a compile took 40 s and
+// more on a loaded machine); squeezenet1_0's pools and convnext_tiny's 2x2 downsampling need 32x32,
+// vit's patches its 64x64. Skipped where the adapters cannot run.
 struct ImportedOnAdapters {
   std::string name, input;
+  int cases;
   std::string ts_freeze_fails;  // "" when ts-freeze passes; else the corpus/found/ entry that explains it
   std::string nnc_py_fails;
 };
@@ -284,17 +296,25 @@ std::ostream& operator<<(std::ostream& os, const ImportedOnAdapters& m) { return
 
 const std::vector<ImportedOnAdapters>& imported_on_adapters() {
   static const std::vector<ImportedOnAdapters> models = {
-      {"conv_bn_relu", "x=float32[1,3,16,16]", "", ""},
-      {"scripted", "x=float32[2,8]", "", ""},
-      {"mlp", "x=float32[4,16]", "", ""},
+      {"conv_bn_relu", "x=float32[1,3,16,16]", 2, "", ""},
+      {"scripted", "x=float32[2,8]", 2, "", ""},
+      {"mlp", "x=float32[4,16]", 2, "", ""},
       // hardswish after a conv, which ts-freeze gets wrong (corpus/found/ts-freeze-mkldnn-hardswish,
       // reproduced by tests/adapters/), is native now: generic.pt's generic op is softplus.
-      {"generic", "x=float32[1,4,8,8]", "", ""},
-      {"data_if", "x=float32[3,5]", "", ""},
-      {"pieces", "x=float32[2,6,4]", "", ""},
-      {"natives", "x=float32[2,4,6]", "", ""},
-      // Not the real models: on a loaded 2-core machine nnc-py spends 45 s and more compiling one,
-      // and its answer can pass the adapter's 120 s timeout (docs/adapters.md has the results by hand).
+      {"generic", "x=float32[1,4,8,8]", 2, "", ""},
+      {"data_if", "x=float32[3,5]", 2, "", ""},
+      {"pieces", "x=float32[2,6,4]", 2, "", ""},
+      {"natives", "x=float32[2,4,6]", 2, "", ""},
+      {"resnet18", "x=float32[1,3,16,16]", 1, "", ""},
+      {"mobilenet_v2", "x=float32[1,3,16,16]", 1, "", ""},
+      {"mobilenet_v3_small", "x=float32[1,3,16,16]", 1, "", ""},
+      {"squeezenet1_0", "x=float32[1,3,32,32]", 1, "", ""},
+      {"efficientnet_b0", "x=float32[1,3,16,16]", 1, "", ""},
+      {"convnext_tiny", "x=float32[1,3,32,32]", 1, "", ""},
+      {"vit", "x=float32[1,3,64,64]", 1, "", ""},
+      {"encoder_layer", "x=float32[2,10,32]", 1, "", ""},
+      {"encoder_layer_grad", "x=float32[2,10,32]", 1, "", ""},
+      {"lstm", "x=float32[2,7,12]", 1, "", ""},
   };
   return models;
 }
@@ -303,15 +323,29 @@ class ImportedModelOnAdapters : public TorchScriptImport, public ::testing::With
 
 TEST_P(ImportedModelOnAdapters, PassesOrFailsAsItsFoundBugSays) {
   const ImportedOnAdapters& m = GetParam();
-  testing::CommandResult backends = gbcheck("backends");
-  for (const char* name : {"ts-freeze", "nnc-py"})
-    if (std::regex_search(backends.output, std::regex(std::string("\n") + name + " +adapter +unavailable")))
-      GTEST_SKIP() << name << " cannot run here:\n" << backends.output;
-  testing::CommandResult r = gbcheck(pt(m.name) + " --input " + m.input + " --backend ts-freeze --backend nnc-py --cases 2");
-  EXPECT_EQ(r.exit_code, m.ts_freeze_fails.empty() && m.nnc_py_fails.empty() ? 0 : 1) << r.output;
-  for (const auto& [backend, fails] : {std::pair<std::string, std::string>{"ts-freeze", m.ts_freeze_fails}, {"nnc-py", m.nnc_py_fails}})
-    EXPECT_TRUE(std::regex_search(r.output, std::regex("\n  " + backend + " +" + (fails.empty() ? "PASS" : "FAIL") + " ")))
-        << backend << (fails.empty() ? " passes" : " fails: " + fails) << "\n" << r.output;
+  register_external_backends();
+  for (const char* name : {"ts-freeze", "nnc-py"}) {
+    const AdapterSpec* spec = registered_adapter(name);
+    ASSERT_NE(spec, nullptr) << name << " is not in configs/backends.yaml";
+    if (std::string why = adapter_unavailable_reason(*spec); !why.empty()) GTEST_SKIP() << name << " cannot run here: " << why;
+  }
+  ImportResult imported = import(m.name, {m.input});
+  RunOptions options = run_options_from_model(imported.model);
+  options.backends = {"ts-freeze", "nnc-py"};
+  options.cases = m.cases;
+  options.max_shrink_tries = 0;
+  const auto start = std::chrono::steady_clock::now();
+  CheckReport report = run_check(imported.model, options);
+  std::ostringstream text;
+  print_terminal_report(report, text, TerminalStyle{});
+  ASSERT_EQ(report.backends.size(), 2u) << text.str();
+  for (const BackendReport& b : report.backends) {
+    const std::string& fails = b.backend == "ts-freeze" ? m.ts_freeze_fails : m.nnc_py_fails;
+    EXPECT_EQ(b.pass(), fails.empty()) << b.backend << (fails.empty() ? " passes" : " fails: " + fails) << "\n" << text.str();
+    EXPECT_EQ(b.cases_run, m.cases) << text.str();
+  }
+  std::cout << m.name << " " << m.input << " on ts-freeze and nnc-py: "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, ImportedModelOnAdapters, ::testing::ValuesIn(imported_on_adapters()),
