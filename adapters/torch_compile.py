@@ -64,6 +64,7 @@ class Recorder:
     def __init__(self, backend):
         from torch._dynamo.backends.registry import lookup_backend
         self.inner = lookup_backend(backend)
+        self.__name__ = backend  # dynamo's errors name the backend by it: "backend='inductor' raised"
         self.graphs = []
 
     def __call__(self, gm, example_inputs):
@@ -98,6 +99,16 @@ def code_line(code):
     for dynamo's resume functions (named torch_dynamo_resume_in_forward_at_N)."""
     m = re.search(r"_at_(\d+)$", code.co_name)
     return Model.source_line(int(m.group(1))) if m else 0
+
+
+def compile_error(e):
+    """What went wrong inside torch.compile, in a line: dynamo wraps a backend's exception in one
+    whose first line only names the backend ("backend='inductor' raised:")."""
+    inner = getattr(e, "inner_exception", None) or e.__cause__
+    where = "%s raised " % getattr(e, "backend_name", "the backend") if inner is not None else ""
+    cause = inner if inner is not None else e
+    text = "%s: %s" % (type(cause).__name__, cause)
+    return where + next((line.strip() for line in text.split("\n") if line.strip()), type(cause).__name__)
 
 
 class TorchCompile(Adapter):
@@ -146,7 +157,7 @@ class TorchCompile(Adapter):
         except Exception as e:  # noqa: BLE001 - torch.compile's failure where eager may not fail
             compiled["fn"](*[t.clone() for t in inputs])  # eager raises too: the model's own error
             compiled["eager"] = True
-            model.event("fallback", "FB301", "torch.compile raised where eager does not: %s" % str(e).split("\n")[0],
+            model.event("fallback", "FB301", "torch.compile raised where eager does not: " + compile_error(e),
                         "a failure inside torch.compile; later cases run eagerly")
             out = compiled["fn"](*inputs)
         new = recorder.graphs[seen:]
