@@ -14,6 +14,7 @@ the first graph break, naming it, so breaks are always reported rather than rais
   RC301  a recompile: the guards that failed (dynamo's guard-failure record), and whether the new
          code is shape-generic (automatic dynamic shapes)
   FB301  torch.compile raised where eager does not: the case ran eagerly
+  FB302  dynamo hit cache_size_limit: a frame runs eagerly for inputs its compiled entries reject
 Stats: graphs (frames dynamo compiled: forward, and a resume function after each break),
 compiles, fusion_groups (kernels inductor generated), extern_calls (inductor's calls into ATen),
 compile_ms (the calls that compiled). Test: tests/adapters/torch_compile_test.cpp.
@@ -164,7 +165,22 @@ class TorchCompile(Adapter):
         if new:
             model.stats["compile_ms"] = model.stats.get("compile_ms", 0.0) + (time.perf_counter() - start) * 1e3
             self.report(compiled, model, inputs, new, failures_before)
+        else:
+            self.cache_limit_event(model, inputs, failures_before)
         return list(out) if isinstance(out, (tuple, list)) else [out]
+
+    def cache_limit_event(self, model, inputs, failures_before):
+        """Guards failed and nothing compiled: dynamo hit cache_size_limit and runs the frame eagerly
+        (from then on, for every input its compiled entries reject, silently)."""
+        import torch
+        for code, v in guard_failures().items():
+            failures = v[failures_before.get(code, 0):]
+            if failures and code.co_filename == getattr(model.python_module(), "__file__", None):
+                model.event("fallback", "FB302", "torch.compile hit cache_size_limit (%d) for %s with inputs %s: it runs "
+                            "eagerly for inputs its %d compiled entries reject; the last guard failure: %s" %
+                            (torch._dynamo.config.cache_size_limit, code.co_name, [list(t.shape) for t in inputs],
+                             len(failures), failures[-1].split("\n")[0]),
+                            "raise check.cache_size_limit, or use check.dynamic: auto or true", code_line(code))
 
     def report(self, compiled, model, inputs, graphs, failures_before):
         """Stats and events of the graphs one call compiled."""

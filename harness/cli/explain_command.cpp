@@ -146,7 +146,8 @@ void print_explained(std::ostream& out, const Model& model, const RunOptions& op
       << plural(st.fusion_groups, "fused kernel") << ", " << plural(st.extern_calls, "extern call") << ", compile "
       << static_cast<int64_t>(st.compile_ms + 0.5) << " ms\n";
   if (!ex.program) {
-    out << "\n(" << ex.backend << " does not describe its graphs; its events follow)\n";
+    // An adapter reports counts and events (docs/adapters.md), not its graphs' contents.
+    out << "\n(" << ex.backend << " reports its graphs as the counts above, not op by op; its events follow)\n";
   } else {
     for (const SourceLoc& l : ex.program->rewritten_ifs)
       out << "\nrewrite_if: the if at " << l.str() << " runs both branches and selects with where\n";

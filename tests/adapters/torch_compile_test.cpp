@@ -6,7 +6,8 @@
 // (dynamic auto) compiles once, recompiles once on a shape change with dynamo's failed guard and is
 // shape-generic after; dynamic false recompiles for every new shape; a graph break comes with
 // dynamo's reason at the model line of the node that broke, and --fullgraph fails on it; inductor
-// reports the kernels it generated; a compile that raises where eager does not falls back (FB301).
+// reports the kernels it generated; past cache_size_limit the frame falls back (FB302); a compile
+// that raises where eager does not falls back with its cause (FB301).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -88,6 +89,16 @@ std::string read_file(const std::string& file) {
   return s.str();
 }
 
+// tests/data/adapters/dynamo_shapes.yaml with more check options, written into `dir`.
+std::string dynamo_shapes_with(const testing::TempDir& dir, const std::string& options) {
+  std::string model = read_file("tests/data/adapters/dynamo_shapes.yaml");
+  const std::string check = "check: {cases: 4}";
+  const size_t at = model.find(check);
+  EXPECT_NE(at, std::string::npos) << model;
+  if (at != std::string::npos) model.replace(at, check.size(), "check: {cases: 4, " + options + "}");
+  return dir.file("dynamo_shapes.yaml", model);
+}
+
 std::vector<std::string> corpus_examples() {
   std::vector<std::string> out;
   for (const auto& e : fs::directory_iterator(fs::path(GBCHECK_SOURCE_DIR) / "corpus/examples"))
@@ -141,11 +152,7 @@ TEST(TorchCompile, RecompilesOnceOnAShapeChangeThenRunsShapeGeneric) {
 TEST(TorchCompile, StaticShapesRecompileForEveryNewShape) {
   SKIP_WITHOUT_TORCH2("aot-eager");
   testing::TempDir dir("torch-compile-static");
-  std::string model = read_file("tests/data/adapters/dynamo_shapes.yaml");
-  const std::string check = "check: {cases: 4}";
-  ASSERT_NE(model.find(check), std::string::npos);
-  model.replace(model.find(check), check.size(), "check: {cases: 4, dynamic: false}");
-  const nlohmann::json b = explain_json(dir.file("static.yaml", model), "aot-eager", dir);
+  const nlohmann::json b = explain_json(dynamo_shapes_with(dir, "dynamic: false"), "aot-eager", dir);
   const auto rc = events(b, "RC301");
   ASSERT_GE(rc.size(), 2u) << b;  // the generator's 4 batch sizes: at least 3 distinct ones
   for (const auto& e : rc) {
@@ -154,6 +161,21 @@ TEST(TorchCompile, StaticShapesRecompileForEveryNewShape) {
     EXPECT_NE(message.find("size mismatch at index 0"), std::string::npos) << message;
   }
   EXPECT_EQ(b.value("recompiles", 0), static_cast<int>(rc.size())) << b;
+}
+
+// Past cache_size_limit dynamo stops compiling the frame and runs it eagerly: a fallback (FB302)
+// that names the limit and the guard that failed, not a silent eager run.
+TEST(TorchCompile, HittingTheCacheSizeLimitIsAFallback) {
+  SKIP_WITHOUT_TORCH2("aot-eager");
+  testing::TempDir dir("torch-compile-cache-limit");
+  const nlohmann::json b = explain_json(dynamo_shapes_with(dir, "dynamic: false, cache_size_limit: 1"), "aot-eager", dir);
+  const auto fb = events(b, "FB302");
+  ASSERT_EQ(fb.size(), 1u) << b;
+  const std::string message = fb[0]["message"];
+  EXPECT_NE(message.find("torch.compile hit cache_size_limit (1) for forward with inputs [["), std::string::npos) << message;
+  EXPECT_NE(message.find("the last guard failure: 0/0: tensor 'L['x']' size mismatch at index 0"), std::string::npos) << message;
+  EXPECT_EQ(b.value("recompiles", -1), 0) << b;
+  EXPECT_EQ(b["errors"].size(), 0u) << b;
 }
 
 // nonzero breaks the graph: dynamo's reason at the nonzero node's model line; forward and the
