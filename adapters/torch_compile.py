@@ -17,7 +17,7 @@ the first graph break, naming it, so breaks are always reported rather than rais
   FB302  dynamo hit cache_size_limit: a frame runs eagerly for inputs its compiled entries reject
 Stats: graphs (frames dynamo compiled: forward, and a resume function after each break),
 compiles, fusion_groups (kernels inductor generated), extern_calls (inductor's calls into ATen),
-compile_ms (the calls that compiled). Test: tests/adapters/torch_compile_test.cpp.
+compile_ms (the calls that compiled), graph_notes (a line per graph, for explain). Test: tests/adapters/torch_compile_test.cpp.
 Run by gbcheck as `python3 torch_compile.py --backend inductor|aot_eager|cudagraphs`.
 """
 
@@ -69,12 +69,17 @@ class Recorder:
         self.graphs = []
 
     def __call__(self, gm, example_inputs):
-        from torch._guards import CompileContext
-        compile_id = CompileContext.current_compile_id()
+        try:
+            from torch._guards import CompileContext
+            compile_id = CompileContext.current_compile_id()
+        except (ImportError, AttributeError):  # PyTorch 2.0 has no compile ids: no recompile is told apart
+            compile_id = None
         kernels, externs = inductor_counts()
         compiled = self.inner(gm, example_inputs)
         kernels_after, externs_after = inductor_counts()
         self.graphs.append({
+            "id": str(compile_id) if compile_id is not None else str(len(self.graphs)),
+            "ops": graph_ops(gm),
             "frame": getattr(compile_id, "frame_id", None),
             "recompile": getattr(compile_id, "frame_compile_id", 0) > 0,
             "reason": getattr(gm, "compile_subgraph_reason", None),
@@ -87,6 +92,33 @@ class Recorder:
     def get_compiler_config(self):  # dynamo asks the backend for it (the FX graph cache's key)
         get = getattr(self.inner, "get_compiler_config", None)
         return get() if get else None
+
+
+def graph_ops(gm):
+    """(the function dynamo traced, the names of the graph's calls in order)."""
+    names, function = [], ""
+    for node in gm.graph.nodes:
+        if node.op in ("call_function", "call_method", "call_module"):
+            names.append(node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target)))
+            frames = re.findall(r"line \d+, in (\w+)", str(node.meta.get("stack_trace", "")))
+            function = function or (frames[-1] if frames else "")
+    return function, names
+
+
+def graph_note(graph):
+    """explain's line for a compiled graph: `forward 0/1: shape-generic, 3 ops (relu, exp, softmax), 2 kernels`."""
+    function, ops = graph["ops"]
+    shown = ", ".join(ops[:8]) + (", ..." if len(ops) > 8 else "")
+    note = "%s%s: %s, %d op%s (%s)" % (function + " " if function else "", graph["id"],
+                                      "shape-generic" if graph["dynamic"] else "static shapes",
+                                      len(ops), "" if len(ops) == 1 else "s", shown)
+    if graph["kernels"] or graph["externs"]:
+        note += ", %d kernel%s generated, %d extern call%s" % (graph["kernels"], "" if graph["kernels"] == 1 else "s",
+                                                             graph["externs"], "" if graph["externs"] == 1 else "s")
+    reason = graph["reason"]
+    if reason is not None and getattr(reason, "graph_break", False):
+        note += "; ends at a graph break (GB301)"
+    return note
 
 
 def guard_failures():
@@ -141,7 +173,7 @@ class TorchCompile(Adapter):
         kwargs = {"backend": recorder, "fullgraph": False}
         if dynamic in ("true", "false"):
             kwargs["dynamic"] = dynamic == "true"
-        model.stats.update(graphs=0, compiles=0, fusion_groups=0, extern_calls=0)
+        model.stats.update(graphs=0, compiles=0, fusion_groups=0, extern_calls=0, graph_notes=[])
         return {"fn": fn, "compiled": torch.compile(fn, **kwargs), "recorder": recorder, "frames": set(),
                 "eager": False, "dynamic": dynamic}
 
@@ -190,6 +222,7 @@ class TorchCompile(Adapter):
             model.stats["compiles"] += 1
             model.stats["fusion_groups"] += g["kernels"]
             model.stats["extern_calls"] += g["externs"]
+            model.stats["graph_notes"].append(graph_note(g))
             reason = g["reason"]
             if reason is not None and getattr(reason, "graph_break", False):
                 text = str(getattr(reason, "reason", reason)).strip().split("\n")[0]

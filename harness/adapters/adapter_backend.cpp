@@ -310,6 +310,7 @@ class AdapterBackend : public Backend, public NodeValueSource {
       stats_.extern_calls = s.value("extern_calls", stats_.extern_calls);
       stats_.compiles = s.value("compiles", stats_.compiles);
       stats_.compile_ms = s.value("compile_ms", stats_.compile_ms);
+      if (s.contains("graph_notes")) stats_.graph_notes = s.at("graph_notes").get<std::vector<std::string>>();
     } catch (const nlohmann::json::exception& e) {
       throw AdapterFailure(AdapterFailure::Kind::Protocol,
                            "adapter " + spec_.name + " protocol error: malformed events or stats: " + e.what(), "");

@@ -6,7 +6,7 @@
 // (dynamic auto) compiles once, recompiles once on a shape change with dynamo's failed guard and is
 // shape-generic after; dynamic false recompiles for every new shape; a graph break comes with
 // dynamo's reason at the model line of the node that broke, and --fullgraph fails on it; inductor
-// reports the kernels it generated; past cache_size_limit the frame falls back (FB302); a compile
+// reports the kernels it generated; explain describes each graph; past cache_size_limit the frame falls back (FB302); a compile
 // that raises where eager does not falls back with its cause (FB301).
 #include <gtest/gtest.h>
 
@@ -144,8 +144,14 @@ TEST(TorchCompile, RecompilesOnceOnAShapeChangeThenRunsShapeGeneric) {
             std::string::npos)
       << message;
   EXPECT_EQ(message.find("a guard on the inputs failed"), std::string::npos) << message;
-  // Inductor generated kernels for relu, exp and softmax: reported as the fused kernels.
+  // Inductor generated kernels for relu, exp and softmax: reported as the fused kernels, and
+  // explain describes each compiled graph.
   EXPECT_GT(b.value("fusion_groups", 0), 0) << b;
+  const auto notes = b.value("graph_notes", std::vector<std::string>());
+  ASSERT_EQ(notes.size(), 2u) << b;
+  EXPECT_EQ(notes[0].rfind("forward 0/0: static shapes, ", 0), 0u) << notes[0];
+  EXPECT_EQ(notes[1].rfind("forward 0/1: shape-generic, ", 0), 0u) << notes[1];
+  EXPECT_NE(notes[1].find(" generated, "), std::string::npos) << notes[1];
 }
 
 // dynamic false: every new batch size is a recompile for that shape, each naming the guards that failed.
@@ -194,6 +200,11 @@ TEST(TorchCompile, AGraphBreakCarriesDynamosReasonAndTheModelLine) {
   EXPECT_EQ(gb[0]["loc"].value("line", 0), line) << gb[0];
   EXPECT_EQ(gb[0]["op"], "nonzero") << gb[0];
   EXPECT_EQ(b.value("graphs", 0), 2) << b;
+  const auto notes = b.value("graph_notes", std::vector<std::string>());
+  ASSERT_GE(notes.size(), 2u) << b;
+  EXPECT_EQ(notes[0].rfind("forward 0/0: static shapes, 1 op (relu)", 0), 0u) << notes[0];
+  EXPECT_NE(notes[0].find("; ends at a graph break (GB301)"), std::string::npos) << notes[0];
+  EXPECT_EQ(notes[1].rfind("torch_dynamo_resume_in_forward_at_", 0), 0u) << notes[1];
   testing::CommandResult full = gbcheck("check " + model + " --backend aot-eager --fullgraph");
   EXPECT_EQ(full.exit_code, 1) << full.output;
   EXPECT_NE(full.output.find("expectation failed: fullgraph: graph break GB301 at " + model + ":" + std::to_string(line) + ":5: dynamo graph break: "),
