@@ -106,7 +106,8 @@ def graph_ops(gm):
 
 
 def graph_note(graph):
-    """explain's line for a compiled graph: `forward 0/1: shape-generic, 3 ops (relu, exp, softmax), 2 kernels`."""
+    """explain's line for a compiled graph:
+    `forward 0/1: shape-generic, 3 ops (relu, exp, softmax), 4 kernels generated, 0 extern calls`."""
     function, ops = graph["ops"]
     shown = ", ".join(ops[:8]) + (", ..." if len(ops) > 8 else "")
     note = "%s%s: %s, %d op%s (%s)" % (function + " " if function else "", graph["id"],
@@ -128,8 +129,8 @@ def guard_failures():
 
 
 def code_line(code):
-    """The model line a compiled frame starts at: 0 for forward itself, the line after the break
-    for dynamo's resume functions (named torch_dynamo_resume_in_forward_at_N)."""
+    """The model line a compiled frame starts at: 0 for forward itself, the breaking line for
+    dynamo's resume functions (torch_dynamo_resume_in_forward_at_N resumes in the middle of line N)."""
     m = re.search(r"_at_(\d+)$", code.co_name)
     return Model.source_line(int(m.group(1))) if m else 0
 
