@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "compiler/aten/aten_convert.h"
+#include "compiler/aten/newer_aten_ops.h"
 #include "compiler/ir/generic_op.h"
 
 namespace gbc {
@@ -22,6 +23,7 @@ const c10::OperatorHandle& find_operator(const Node& node) {
   const size_t dot = name.find('.');
   const std::string base = name.substr(0, dot);
   const std::string overload = dot == std::string::npos ? "" : name.substr(dot + 1);
+  register_newer_aten_ops();  // a model imported from PyTorch 2.x may name one
   auto op = c10::Dispatcher::singleton().findSchema({base, overload});
   if (!op) fail("no ATen operator '" + name + "' in this LibTorch");
   // The handle lives as long as the dispatcher's registration: keep one copy per name.

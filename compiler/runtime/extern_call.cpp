@@ -26,6 +26,17 @@ const at::Tensor* tensor_arg(const Node& node, const std::vector<RtValue>& env, 
   return v.is_scalar() || !v.tensor.defined() ? nullptr : &v.tensor;
 }
 
+// One window offset over a row of outputs, with ATen's rule: a value replaces the maximum when
+// larger or NaN. A function of its own, not inlined, so that the pointers are restrict parameters,
+// which GCC's vectorizer trusts: inlined in the loop nest below, GCC 12 left the same loop scalar
+// (8 ms of resnet18's 224x224 stem pool, about 10% of gbc's run; 3.5% with this).
+__attribute__((noinline)) void max_into(float* __restrict__ best, const float* __restrict__ col, int64_t n) {
+  for (int64_t ow = 0; ow < n; ++ow) {
+    const float v = col[ow], b = best[ow];
+    best[ow] = ((v > b) | (v != v)) ? v : b;
+  }
+}
+
 // max_pool2d of a float32 [N, C, H, W] input as ATen's CPU kernel computes it (cpu_max_pool in
 // MaxPoolKernel.cpp: windows clipped to the input, a value replaces the maximum when larger or
 // NaN), without the indices ATen computes and this graph never reads: the values are the same,
@@ -69,23 +80,20 @@ c10::optional<at::Tensor> max_pool2d(const Graph& graph, const Node& node, const
       for (int64_t h = 0; h < height; ++h) {
         float* out = phases.data() + (j * padded[0] + h + padding[0]) * cols;
         const float* row = src + h * width;
-        for (int64_t k = 0; k < cols; ++k) {
-          const int64_t w = k * sw + j - padding[1];
-          if (w >= 0 && w < width) out[k] = row[w];
-        }
+        // The columns k whose input column w = k * sw + j - padding lies in [0, width).
+        const int64_t first = std::max<int64_t>(0, (padding[1] - j + sw - 1) / sw);
+        const int64_t last = width - 1 + padding[1] - j;  // negative: no column of this phase is inside
+        const int64_t end = last < 0 ? 0 : std::min<int64_t>(cols, last / sw + 1);
+        for (int64_t k = first; k < end; ++k) out[k] = row[k * sw + j - padding[1]];
       }
     for (int64_t oh = 0; oh < out_size[0]; ++oh, dst += out_size[1]) {
-      float* __restrict__ best = dst;
+      float* best = dst;
       std::fill(best, best + out_size[1], kLowest);
       for (int64_t kh = 0; kh < kernel[0]; ++kh) {
         const int64_t ph = oh * stride[0] + kh * dilation[0];
         for (int64_t kw = 0; kw < kernel[1]; ++kw) {
           const int64_t q = kw * dilation[1];
-          const float* __restrict__ col = phases.data() + ((q % sw) * padded[0] + ph) * cols + q / sw;
-          for (int64_t ow = 0; ow < out_size[1]; ++ow) {
-            const float v = col[ow], b = best[ow];
-            best[ow] = ((v > b) | (v != v)) ? v : b;
-          }
+          max_into(best, phases.data() + ((q % sw) * padded[0] + ph) * cols + q / sw, out_size[1]);
         }
       }
     }

@@ -28,6 +28,8 @@
 
 #include "compiler/aten/aten_convert.h"
 #include "compiler/aten/eager_executor.h"
+#include "compiler/aten/newer_aten_ops.h"
+#include "compiler/aten/torch_environment.h"
 #include "compiler/ir/generic_op.h"
 #include "compiler/ir/infer.h"
 #include "compiler/ir/op_schema.h"
@@ -924,6 +926,44 @@ class NodeImporter {
   Block* block_ = &model_.graph.body;  // where imported nodes go: the body, or a branch of a data `if`
 };
 
+// The error of TorchScript code that LibTorch cannot compile: usually a file saved by a newer
+// PyTorch, which calls an operator (or an overload) this LibTorch lacks. Names the operator and
+// the line of the model's serialized code (the archive's code/ folder) that calls it.
+void code_error(Diagnostics& d, const std::string& path, const std::string& what) {
+  std::istringstream in(what);
+  std::string line, reason, where, call;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) lines.push_back(line);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    if (reason.empty() && l.find_first_not_of(" \t") != std::string::npos) reason = l.substr(l.find_first_not_of(" \t"));
+    const size_t file = l.find("File \"");
+    if (where.empty() && file != std::string::npos) {
+      const size_t end = l.find('"', file + 6);
+      const size_t at = l.find("line ", end);
+      if (end != std::string::npos && at != std::string::npos)
+        where = l.substr(file + 6, end - file - 6) + ":" + l.substr(at + 5);
+    }
+    if (call.empty() && l.find("<--- HERE") != std::string::npos && i > 0) {
+      call = lines[i - 1];
+      call.erase(0, call.find_first_not_of(" \t"));
+    }
+  }
+  if (!reason.empty() && reason.back() == '.') reason.pop_back();
+  const std::string at_line = where.empty() ? "" : " (" + where + (call.empty() ? "" : ": " + call) + ")";
+  const std::string unknown = "Unknown builtin op: ";
+  if (reason.rfind(unknown, 0) == 0) {
+    d.error({path, 0, 0}, "the model calls " + reason.substr(unknown.size()) + ", an operator LibTorch " + torch_version() +
+                              " does not have: the file was saved by a newer PyTorch" + at_line,
+            "gbcheck adds PyTorch 2.x's scaled_dot_product_attention, rms_norm, squeeze.dims, all.dims and any.dims "
+            "(docs/importing.md); for another operator, save the model from a PyTorch that has it in its other form, "
+            "or run a gbcheck built on a newer LibTorch");
+    return;
+  }
+  d.error({path, 0, 0}, "LibTorch " + torch_version() + " cannot compile the model's TorchScript code: " + reason + at_line,
+          "a model saved by a newer PyTorch may call an operator or overload this LibTorch lacks (docs/importing.md)");
+}
+
 jit::Module load_module(const std::string& path) {
   std::ifstream probe(path, std::ios::binary);
   Diagnostics d;
@@ -931,6 +971,7 @@ jit::Module load_module(const std::string& path) {
     d.error({path, 0, 0}, "cannot read the TorchScript file", "check the path");
     throw ModelError(d);
   }
+  register_newer_aten_ops();
   try {
     jit::Module m = jit::load(path);
     m.eval();
@@ -938,6 +979,10 @@ jit::Module load_module(const std::string& path) {
   } catch (const c10::Error& e) {
     d.error({path, 0, 0}, "not a TorchScript file LibTorch can load: " + first_line(e.what_without_backtrace()),
             "save the model with torch.jit.trace(model, example).save(path) or torch.jit.script(model).save(path)");
+    throw ModelError(d);
+  } catch (const std::exception& e) {
+    // The archive opened, but LibTorch's TorchScript compiler rejected the code in it.
+    code_error(d, path, e.what());
     throw ModelError(d);
   }
 }
