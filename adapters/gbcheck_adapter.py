@@ -338,6 +338,10 @@ def serve(adapter, channel):
         return
     adapter.hello_msg = msg
     register_custom_ops()
+    threads = int(adapter.options.get("threads", 0))
+    if threads > 0:  # as many as gbcheck's eager reference (docs/adapters.md, the hello message)
+        import torch
+        torch.set_num_threads(threads)
     adapter.start()
     channel.send(dict({"type": "hello", "protocol": PROTOCOL, "revision": REVISION, "adapter": adapter.name,
                        "features": adapter.features()}, versions=adapter.versions()))

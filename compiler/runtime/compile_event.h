@@ -34,6 +34,7 @@ struct BackendStats {
   int recompiles = 0;     // compiles after the first of a graph, because a guard failed
   double compile_ms = 0;  // total time spent compiling
   std::vector<CompileEvent> events;
+  std::vector<std::string> graph_notes;  // an adapter's line per graph it compiled (explain prints them)
 
   /// Records an event once: the same kind, code and location are counted a single time, so that
   /// a break hit on every one of 20 cases counts as one graph break.

@@ -4,6 +4,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 #include <ATen/MemoryOverlap.h>
+#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <iostream>
@@ -90,7 +91,10 @@ nlohmann::json adapter_hello(const AdapterSpec& spec, const BackendOptions& opti
           {"options",
            {{"dynamic", options.dynamic},
             {"cache_size_limit", options.cache_size_limit},
-            {"capture_scalar_outputs", options.capture_scalar_outputs}}}};
+            {"capture_scalar_outputs", options.capture_scalar_outputs},
+            // The adapter's torch runs on as many threads as the eager reference here, so that
+            // timings compare and a small op does not wait on threads that a loaded machine starves.
+            {"threads", at::get_num_threads()}}}};
 }
 
 namespace {
@@ -306,6 +310,7 @@ class AdapterBackend : public Backend, public NodeValueSource {
       stats_.extern_calls = s.value("extern_calls", stats_.extern_calls);
       stats_.compiles = s.value("compiles", stats_.compiles);
       stats_.compile_ms = s.value("compile_ms", stats_.compile_ms);
+      if (s.contains("graph_notes")) stats_.graph_notes = s.at("graph_notes").get<std::vector<std::string>>();
     } catch (const nlohmann::json::exception& e) {
       throw AdapterFailure(AdapterFailure::Kind::Protocol,
                            "adapter " + spec_.name + " protocol error: malformed events or stats: " + e.what(), "");

@@ -145,7 +145,11 @@ void print_explained(std::ostream& out, const Model& model, const RunOptions& op
       << plural(st.fallbacks, "fallback") << ", " << plural(st.recompiles, "recompile") << ", "
       << plural(st.fusion_groups, "fused kernel") << ", " << plural(st.extern_calls, "extern call") << ", compile "
       << static_cast<int64_t>(st.compile_ms + 0.5) << " ms\n";
-  if (!ex.program) {
+  if (!ex.program && !st.graph_notes.empty()) {
+    // An adapter describes its graphs in a line each (docs/adapters.md, stats graph_notes).
+    out << "\n";
+    for (const std::string& note : st.graph_notes) out << "graph " << note << "\n";
+  } else if (!ex.program) {
     out << "\n(" << ex.backend << " does not describe its graphs; its events follow)\n";
   } else {
     for (const SourceLoc& l : ex.program->rewritten_ifs)
@@ -180,6 +184,7 @@ nlohmann::json explained_json(const Explained& ex, int exit_code) {
   j["fusion_groups"] = st.fusion_groups;
   j["extern_calls"] = st.extern_calls;
   j["compile_ms"] = st.compile_ms;
+  j["graph_notes"] = st.graph_notes;
   j["events"] = nlohmann::json::array();
   for (const CompileEvent& e : st.events) j["events"].push_back(compile_event_to_json(e));
   j["program"] = nullptr;

@@ -1,9 +1,9 @@
 // The shipped adapters (adapters/*.py, registered in configs/backends.yaml) through the built
 // gbcheck: ts-freeze and nnc-py on every model of corpus/examples and corpus/docs, one test per
 // model and adapter, each passing or failing as an asserted list of known failures says (with the
-// reason); inductor and aot-eager run on corpus/examples where `import torch` gives 2.0 or later
-// and skip with the reason otherwise; `gbcheck backends` lists them with their availability; the
-// NNC and TorchScript bugs kept in corpus/found/ still reproduce; `check --intermediates` through
+// reason; the torch.compile adapters have their own, tests/adapters/torch_compile_test.cpp);
+// `gbcheck backends` lists them with their availability; the NNC and TorchScript bugs kept in
+// corpus/found/ still reproduce; `check --intermediates` through
 // the adapters' node values (revision 2 of the protocol) pins those bugs on their first diverging
 // node and lists the nodes a compiler declines (harness/bisect/check_intermediates.h), and so
 // does `bisect` on an adapter backend (harness/bisect/bisect.h).
@@ -127,20 +127,6 @@ TEST(PythonAdapters, TheListOfKnownFailuresNamesExistingModels) {
     EXPECT_GT(std::string(k.why).size(), 20u) << k.model << ": say why";
   }
 }
-
-// Every example through a torch.compile backend, all in one process per model (the adapter starts
-// once): runs where torch is 2.x, skips with the reason otherwise.
-void check_every_example(const std::string& backend) {
-  if (std::string why = unavailable(backend); !why.empty()) GTEST_SKIP() << backend << " cannot run here: " << why;
-  for (const std::string& m : corpus_models()) {
-    if (m.rfind("corpus/examples/", 0) != 0) continue;
-    testing::CommandResult r = testing::run_gbcheck_in_source_tree("check " + m + " --cases 4 --backend " + backend);
-    EXPECT_EQ(r.exit_code, 0) << m << " on " << backend << ":\n" << r.output;
-  }
-}
-
-TEST(PythonAdapters, InductorPassesEveryCorpusExampleWhereTorchIs2) { check_every_example("inductor"); }
-TEST(PythonAdapters, AotEagerPassesEveryCorpusExampleWhereTorchIs2) { check_every_example("aot-eager"); }
 
 TEST(PythonAdapters, BackendsListsBuiltInAndExternalBackendsWithAvailability) {
   testing::CommandResult r = testing::run_gbcheck_in_source_tree("backends");
