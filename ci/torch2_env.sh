@@ -7,8 +7,8 @@
 #   ci/torch2_env.sh [DIR]      (default $GBCHECK_TORCH2_DIR, else ~/.cache/gbcheck/torch2)
 # writes DIR/root (about 2.2 GB, 2-3 minutes from Debian's archive) and DIR/python, and prints the
 # python's path: give it as GBCHECK_TORCH2_PYTHON (the torch 2.x tests) or GBCHECK_PYTHON (every
-# adapter). Needs root, or unprivileged user namespaces, for unshare and chroot. Run again, it
-# only checks that the root is whole.
+# adapter). Making the root needs root; the python needs root or unprivileged user namespaces
+# (unshare, chroot). Run again, it only writes the python and checks that torch 2.x imports.
 set -euo pipefail
 dir=${1:-${GBCHECK_TORCH2_DIR:-$HOME/.cache/gbcheck/torch2}}
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +19,9 @@ dir=$(cd "$dir" && pwd)
 root=$dir/root
 
 if [ ! -e "$root/.gbcheck-complete" ]; then
+  # debootstrap and dpkg set owners and device nodes: making the root needs real root (using it
+  # does not).
+  [ "$(id -u)" = 0 ] || { echo "torch2_env: making $root needs root (debootstrap, dpkg); run it once as root" >&2; exit 4; }
   command -v debootstrap >/dev/null || apt-get install -y -q debootstrap >/dev/null
   echo "torch2_env: making a Debian 13 (trixie) root in $root" >&2
   rm -rf "$root"
@@ -26,7 +29,8 @@ if [ ! -e "$root/.gbcheck-complete" ]; then
     { tail -5 "$dir/debootstrap.log" >&2; exit 4; }
   cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
   # setuptools and libtorch-dev: inductor compiles its C++ kernels with torch's headers.
-  unshare -rm chroot "$root" sh -c 'mount -t proc proc /proc && apt-get install -y -q --no-install-recommends python3-torch python3-torchvision python3-setuptools libtorch-dev g++ python3-dev' \
+  unshare -m sh -c 'for d in /proc /dev /sys; do mount --rbind "$d" "$0$d" || exit 4; done
+    exec chroot "$0" apt-get install -y -q --no-install-recommends python3-torch python3-torchvision python3-setuptools libtorch-dev g++ python3-dev' "$root" \
     >"$dir/apt.log" 2>&1 || { tail -5 "$dir/apt.log" >&2; exit 4; }
   touch "$root/.gbcheck-complete"
 fi
