@@ -66,7 +66,8 @@ std::string unavailable_reason(const AdapterRequirements& requires, const nlohma
   if (!requires.torch.empty()) {
     if (!torch.is_string()) return "needs torch >= " + requires.torch + ", and its python has no torch";
     if (compare_versions(torch.get<std::string>(), requires.torch) < 0)
-      return "needs torch >= " + requires.torch + ", found " + torch.get<std::string>();
+      return "needs torch >= " + requires.torch + ", found " + torch.get<std::string>() +
+             "; $GBCHECK_PYTHON can name a python with a newer torch (ci/torch2_env.sh makes one with PyTorch 2.6)";
   }
   const nlohmann::json modules = probe.value("modules", nlohmann::json::object());
   for (const auto& m : requires.python_modules)

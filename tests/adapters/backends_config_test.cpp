@@ -95,7 +95,9 @@ TEST(AdapterProbe, RequirementsAreCheckedAgainstTheProbe) {
   AdapterRequirements r;
   EXPECT_EQ(unavailable_reason(r, probe), "");
   r.torch = "2.0";
-  EXPECT_EQ(unavailable_reason(r, probe), "needs torch >= 2.0, found 1.13.0a0");
+  EXPECT_EQ(unavailable_reason(r, probe),
+            "needs torch >= 2.0, found 1.13.0a0; $GBCHECK_PYTHON can name a python with a newer torch (ci/torch2_env.sh "
+            "makes one with PyTorch 2.6)");
   r.torch = "1.10";
   r.python_modules = {"torch._dynamo"};
   EXPECT_EQ(unavailable_reason(r, probe), "needs the python module torch._dynamo, which its python lacks");
