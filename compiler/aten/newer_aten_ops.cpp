@@ -133,16 +133,22 @@ struct NewerOp {
   const char* name;      // "aten::rms_norm"
   const char* overload;  // "" or "dims"
   const char* schema;    // PyTorch 2.x's (SymInt[] written int[], which LibTorch 1.13 takes)
+  void (*define)(torch::Library&, const char* schema);  // defines it with its kernel
 };
 
 const NewerOp kNewerOps[] = {
     {"aten::scaled_dot_product_attention", "",
      "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., "
-     "bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"},
-    {"aten::rms_norm", "", "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor"},
-    {"aten::squeeze", "dims", "squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)"},
-    {"aten::all", "dims", "all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"},
-    {"aten::any", "dims", "any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"},
+     "bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
+     [](torch::Library& lib, const char* schema) { lib.def(schema, TORCH_FN(scaled_dot_product_attention)); }},
+    {"aten::rms_norm", "", "rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor",
+     [](torch::Library& lib, const char* schema) { lib.def(schema, TORCH_FN(rms_norm)); }},
+    {"aten::squeeze", "dims", "squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)",
+     [](torch::Library& lib, const char* schema) { lib.def(schema, TORCH_FN(squeeze_dims)); }},
+    {"aten::all", "dims", "all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+     [](torch::Library& lib, const char* schema) { lib.def(schema, TORCH_FN(reduce_dims<true>)); }},
+    {"aten::any", "dims", "any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+     [](torch::Library& lib, const char* schema) { lib.def(schema, TORCH_FN(reduce_dims<false>)); }},
 };
 
 std::vector<std::string>& registered() {
@@ -150,15 +156,6 @@ std::vector<std::string>& registered() {
   return names;
 }
 
-void define(torch::Library& lib, const NewerOp& op) {
-  const std::string name = op.name;
-  if (name == "aten::scaled_dot_product_attention") lib.def(op.schema, TORCH_FN(scaled_dot_product_attention));
-  else if (name == "aten::rms_norm") lib.def(op.schema, TORCH_FN(rms_norm));
-  else if (name == "aten::squeeze") lib.def(op.schema, TORCH_FN(squeeze_dims));
-  else if (name == "aten::all") lib.def(op.schema, TORCH_FN(reduce_dims<true>));
-  else lib.def(op.schema, TORCH_FN(reduce_dims<false>));
-  registered().push_back(name + (*op.overload ? std::string(".") + op.overload : ""));
-}
 
 }  // namespace
 
@@ -170,7 +167,8 @@ void register_newer_aten_ops() {
     for (const NewerOp& op : kNewerOps) {
       if (c10::Dispatcher::singleton().findSchema({op.name, op.overload})) continue;
       if (!lib) lib = new torch::Library(torch::Library::FRAGMENT, "aten", c10::nullopt, __FILE__, __LINE__);
-      define(*lib, op);
+      op.define(*lib, op.schema);
+      registered().push_back(std::string(op.name) + (*op.overload ? std::string(".") + op.overload : ""));
     }
   });
 }

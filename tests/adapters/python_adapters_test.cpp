@@ -37,6 +37,11 @@ std::string unavailable(const std::string& name) {
   return "not listed by gbcheck backends";
 }
 
+// Whether gbcheck runs on LibTorch 1.13, where the found bugs and what freezing folds were seen.
+bool on_libtorch_113() {
+  return testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") != std::string::npos;
+}
+
 // The models every adapter is run on: corpus/examples, and the docs' models of corpus/docs.
 std::vector<std::string> corpus_models() {
   std::vector<std::string> out;
@@ -173,7 +178,7 @@ TEST(PythonAdapters, UnavailableBackendsStopACheckWithTheReason) {
 // both NNC paths. When a torch without the bug runs this, the model passes and this test fails:
 // then update the found model's README (the bug is fixed in that version) and this test.
 TEST(PythonAdapters, TheFoundNncBugReproducesOnTorch113) {
-  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
+  if (!on_libtorch_113()) GTEST_SKIP() << "the bug was found on torch 1.13";
   testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/found/nnc-masked-softmax/model.yaml --cases 2");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("  nnc-py  FAIL  0/2 cases"), std::string::npos) << r.output;
@@ -185,7 +190,7 @@ TEST(PythonAdapters, TheFoundNncBugReproducesOnTorch113) {
 // `gbcheck fuzz --backends nnc-py`). As above: when a torch without the bug passes it, update the
 // README and this test.
 TEST(PythonAdapters, TheFoundNncFloorBugReproducesOnTorch113) {
-  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
+  if (!on_libtorch_113()) GTEST_SKIP() << "the bug was found on torch 1.13";
   if (std::string why = unavailable("nnc-py"); !why.empty()) GTEST_SKIP() << "nnc-py cannot run here: " << why;
   testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/found/nnc-floor-int8/model.yaml --cases 2");
   EXPECT_EQ(r.exit_code, 1) << r.output;
@@ -198,7 +203,7 @@ TEST(PythonAdapters, TheFoundNncFloorBugReproducesOnTorch113) {
 // 4-channel conv's output as a wrong MKLDNN hardswish (found through an imported model's generic
 // ops). As above: when a torch without the bug passes it, update the README and this test.
 TEST(PythonAdapters, TheFoundTsFreezeHardswishBugReproducesOnTorch113) {
-  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bug was found on torch 1.13";
+  if (!on_libtorch_113()) GTEST_SKIP() << "the bug was found on torch 1.13";
   if (std::string why = unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << "ts-freeze cannot run here: " << why;
   testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/found/ts-freeze-mkldnn-hardswish/model.yaml --cases 2");
   EXPECT_EQ(r.exit_code, 1) << r.output;
@@ -213,7 +218,7 @@ TEST(PythonAdapters, TheFoundTsFreezeHardswishBugReproducesOnTorch113) {
 // The found bugs, node by node: the NNC softmax and the MKLDNN hardswish are the first diverging
 // nodes (their inputs agree); the conv whose value hardswish overwrites in place is declined.
 TEST(PythonAdapters, IntermediatesThroughAdaptersNameTheFirstDivergingNode) {
-  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bugs were found on torch 1.13";
+  if (!on_libtorch_113()) GTEST_SKIP() << "the bugs were found on torch 1.13";
   if (std::string why = unavailable("nnc-py") + unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << why;
   testing::CommandResult nnc = testing::run_gbcheck_in_source_tree("check corpus/found/nnc-masked-softmax/model.yaml --cases 2 --backend nnc-py --intermediates");
   EXPECT_EQ(nnc.exit_code, 1) << nnc.output;
@@ -234,7 +239,7 @@ TEST(PythonAdapters, IntermediatesThroughAdaptersNameTheFirstDivergingNode) {
 // `gbcheck bisect` on an adapter backend names the first diverging node from the adapter's own
 // node values, with the nodes it declines, and says why when an adapter shows none.
 TEST(PythonAdapters, BisectThroughAdaptersNamesTheFirstDivergingNode) {
-  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "the bugs were found on torch 1.13";
+  if (!on_libtorch_113()) GTEST_SKIP() << "the bugs were found on torch 1.13";
   if (std::string why = unavailable("nnc-py") + unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << why;
   testing::CommandResult nnc = testing::run_gbcheck_in_source_tree("bisect corpus/found/nnc-masked-softmax/model.yaml --backend nnc-py 2>&1");
   EXPECT_EQ(nnc.exit_code, 1) << nnc.output;
@@ -263,7 +268,7 @@ TEST(PythonAdapters, BisectThroughAdaptersNamesTheFirstDivergingNode) {
 // and runs relu in place on it, so only relu's value is its own; nnc-py shows every node; the
 // docs' example adapter (no node_values) offers none.
 TEST(PythonAdapters, IntermediatesThroughAdaptersListWhatTheCompilerDeclines) {
-  if (testing::run_gbcheck_in_source_tree("--version").output.find("LibTorch 1.13") == std::string::npos) GTEST_SKIP() << "what freezing folds is torch 1.13's";
+  if (!on_libtorch_113()) GTEST_SKIP() << "what freezing folds is torch 1.13's";
   if (std::string why = unavailable("nnc-py") + unavailable("ts-freeze"); !why.empty()) GTEST_SKIP() << why;
   testing::CommandResult r = testing::run_gbcheck_in_source_tree("check corpus/examples/conv_bn_relu.yaml --cases 2 --backend ts-freeze --backend nnc-py "
                                      "--backend eager-py --backends-config tests/data/adapters/backends.yaml --intermediates");

@@ -8,11 +8,8 @@
 
 #include <ATen/ops/allclose.h>
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/csrc/jit/serialization/pickle.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 
 #include "compiler/aten/eager_executor.h"
@@ -54,15 +51,6 @@ const std::vector<Torch2Model>& torch2_models() {
 
 std::string corpus(const std::string& file) { return std::string(GBCHECK_SOURCE_DIR) + "/corpus/torchscript/torch2/" + file; }
 
-std::vector<at::Tensor> saved_tuple(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const c10::IValue tuple = torch::jit::pickle_load(bytes);
-  std::vector<at::Tensor> out;
-  for (const c10::IValue& v : tuple.toTupleRef().elements()) out.push_back(v.toTensor());
-  return out;
-}
-
 class Torch2SavedModel : public ::testing::TestWithParam<Torch2Model> {};
 
 TEST_P(Torch2SavedModel, ImportsFaithfullyAndComputesWhatPyTorch2Computed) {
@@ -81,7 +69,10 @@ TEST_P(Torch2SavedModel, ImportsFaithfullyAndComputesWhatPyTorch2Computed) {
   ASSERT_EQ(given.size(), 1u);
   InputGenerator gen(r.model, c10::Device(c10::DeviceType::CPU));
   std::vector<at::Tensor> ours = run_eager(r.model.graph, gen.given_case(0, given[0]).fresh_inputs());
-  std::vector<at::Tensor> theirs = saved_tuple(corpus(m.name + ".outputs.pt"));
+  // PyTorch 2.x's outputs, read as the user's inputs files are (a torch.save tuple).
+  std::vector<GivenTensors> saved = read_given_tensors(corpus(m.name + ".outputs.pt"));
+  ASSERT_EQ(saved.size(), 1u);
+  const std::vector<at::Tensor>& theirs = saved[0].tensors;
   ASSERT_EQ(ours.size(), theirs.size());
   for (size_t i = 0; i < ours.size(); ++i) {
     ASSERT_EQ(ours[i].sizes(), theirs[i].sizes()) << "output " << i;
