@@ -3,8 +3,8 @@
 # Run from the repository root there, with .devdeps carried (../shared/tools/device-deps.sh ccache
 # libhiredis0.14) and, when an earlier run's compiler cache came back, .ccache-gpu carried too:
 #   bash ci/gpu_checks.sh [BUDGET_S] [STEP...]
-# Steps (default: all): torch_compile build gputests bench sweep corpus faults imported adapters nnc
-# diagnose suite, run in that order. It runs eager and torch.compile on the GPU workloads
+# Steps (default: all): torch_compile build gputests bench sweep profile corpus faults imported
+# adapters nnc diagnose suite, run in that order. It runs eager and torch.compile on the GPU workloads
 # (bench/torch_compile_bench.py, while the build keeps the CPUs busy), builds gbcheck and the test
 # binaries against the machine's PyTorch (LibTorch 2.x with CUDA), runs the GPU tests, benchmarks
 # the GPU workloads (gbc, gbc-cudagraphs; the reductions again under each
@@ -20,7 +20,7 @@
 set -uo pipefail
 budget=${1:-420}
 shift || true
-steps=" ${*:-torch_compile build gputests bench sweep corpus faults imported adapters nnc diagnose suite} "
+steps=" ${*:-torch_compile build gputests bench sweep profile corpus faults imported adapters nnc diagnose suite} "
 out=${OUT:-$PWD/gpu-out}
 logs=$out/logs
 mkdir -p "$logs"
@@ -127,6 +127,18 @@ if step sweep && [ -x $bin/gbcheck ]; then
   done
 fi
 
+
+# Nsight Compute on one call of gbc's softmax and sum kernels (fused_*): DRAM throughput, achieved
+# occupancy, registers per thread. Needs ncu and counters the machine lets it read.
+if step profile && [ -x $bin/gbcheck ] && command -v ncu > /dev/null; then
+  for name in softmax_8192 sum_64m; do
+    have 60 || { note "ncu $name: skipped (budget)"; continue; }
+    timeout 90 ncu --clock-control none -k regex:fused --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+      --section Occupancy --section LaunchStats $bin/gbcheck bench bench/models/cuda/$name.yaml --backend gbc \
+      --warmup 2 --repeat 3 > "$logs/ncu_$name.log" 2>&1
+    note "ncu $name: exit $? | $(grep -E 'DRAM Throughput|Achieved Occupancy|Registers Per Thread|Block Size' "$logs/ncu_$name.log" | sed 's/  */ /g' | tr '\n' '|')"
+  done
+fi
 
 # Every corpus and bench model on the GPU: gbc and gbc-cudagraphs against eager (3 cases; the
 # large bench models 1, their float64 reference is computed on the CPU). GPU_CHECK_MODELS narrows
