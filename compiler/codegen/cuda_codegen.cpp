@@ -505,7 +505,12 @@ std::string generate_cuda_source(const std::vector<kir::Kernel>& kernels, const 
   return assemble_translation_unit(parts, kernels, graph_name);
 }
 
-CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernelArgs& args, int multiprocessors) {
+unsigned cuda_split_threads(const kir::Kernel& kernel) {
+  return std::min(kSplitThreads, cuda_max_row_threads(cuda_row_layout(kernel).elements));
+}
+
+CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernelArgs& args, int multiprocessors,
+                                  int split_blocks_per_multiprocessor) {
   const int64_t max_grid = multiprocessors > 0 ? int64_t{multiprocessors} * 32 : 65535;
   CudaLaunchShape shape;
   int64_t blocks = 1;
@@ -516,11 +521,12 @@ CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernel
   } else {
     const int sms = multiprocessors > 0 ? multiprocessors : 1;
     if (args.outer < sms && args.inner >= kSplitMinInner && cuda_row_layout(kernel).splittable) {
-      // Too few rows to fill the device: about four blocks per multiprocessor, each part of a row at
-      // least kSplitMinPart elements.
-      const int64_t splits = std::min<int64_t>((int64_t{4} * sms + args.outer - 1) / args.outer, args.inner / kSplitMinPart);
+      // Too few rows to fill the device: one wave of resident blocks, each part of a row at least
+      // kSplitMinPart elements.
+      const int64_t resident = int64_t{std::max(split_blocks_per_multiprocessor, 1)} * sms;
+      const int64_t splits = std::min<int64_t>((resident + args.outer - 1) / args.outer, args.inner / kSplitMinPart);
       if (splits >= 2) {
-        shape.block_x = std::min(kSplitThreads, cuda_max_row_threads(cuda_row_layout(kernel).elements));
+        shape.block_x = cuda_split_threads(kernel);
         shape.splits = splits;
         shape.grid = static_cast<unsigned>(std::clamp<int64_t>(args.outer * splits, 1, max_grid));
         return shape;

@@ -86,9 +86,15 @@ struct CudaLaunchShape {
 /// warp per row up to 512 elements, then about CudaRowLayout::elements per thread, from 64 threads
 /// up to cuda_max_row_threads; rows of a
 /// splittable kernel fewer than the multiprocessors and of 16384 elements or more get several
-/// blocks each (about four blocks per multiprocessor in all). The grid is capped at 32 blocks per
-/// multiprocessor (the kernels loop).
-CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernelArgs& args, int multiprocessors);
+/// blocks each: as many blocks in all as are resident at once (`split_blocks_per_multiprocessor`
+/// of cuda_split_threads() each, which the runtime asks the driver's occupancy calculator for),
+/// so the parts run in one wave with no tail. The grid is capped at 32 blocks per multiprocessor
+/// (the kernels loop).
+CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernelArgs& args, int multiprocessors,
+                                  int split_blocks_per_multiprocessor = 4);
+
+/// Threads per block of a split row (cuda_launch_shape with splits > 1).
+unsigned cuda_split_threads(const kir::Kernel& kernel);
 
 /// Device bytes a split launch needs in GbcCudaKernelArgs::workspace: the rows' counters (zero
 /// before the first launch; the kernel leaves them zero) and their parts.

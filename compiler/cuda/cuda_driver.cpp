@@ -54,6 +54,7 @@ std::string CudaDriver::load() {
                   bind(library, cuModuleUnload, "cuModuleUnload") &&
                   bind(library, cuModuleGetFunction, "cuModuleGetFunction") &&
                   bind(library, cuFuncSetAttribute, "cuFuncSetAttribute") &&
+                  bind(library, cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor") &&
                   bind(library, cuLaunchKernel, "cuLaunchKernel") &&
                   bind(library, cuMemAlloc, "cuMemAlloc_v2") &&
                   bind(library, cuMemFree, "cuMemFree_v2") &&

@@ -11,6 +11,7 @@
 #include "compiler/support/config_dir.h"
 #include "harness/adapters/adapter_backend.h"
 #include "harness/adapters/adapter_probe.h"
+#include "harness/adapters/adapter_python.h"
 
 namespace gbc {
 namespace {
@@ -55,8 +56,7 @@ const std::vector<ConfigKey<BackendEntry>>& entry_keys() {
 }
 
 std::string substitute(std::string s, const std::string& here) {
-  const char* py = std::getenv("GBCHECK_PYTHON");
-  const std::string python = py && *py ? py : "/usr/bin/python3";
+  const std::string python = adapter_python();
   for (const auto& [key, value] : {std::pair<std::string, std::string>{"{here}", here}, {"{python}", python}})
     for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + value.size())) s.replace(at, key.size(), value);
   return s;

@@ -190,6 +190,8 @@ TEST(CudaCodegen, LaunchShapesMeetTheReductionContract) {
   whole.inner = int64_t{1} << 26;
   CudaLaunchShape split = cuda_launch_shape(mean, whole, 132);
   EXPECT_EQ(split.splits, 4 * 132);
+  EXPECT_EQ(cuda_launch_shape(mean, whole, 132, 2).splits, 2 * 132) << "one wave of the blocks that fit";
+  EXPECT_EQ(cuda_split_threads(mean), 512u);
   EXPECT_EQ(split.grid, 4u * 132);
   EXPECT_EQ(split.block_y, 1u);
   EXPECT_GE(cuda_split_workspace_bytes(1, split.splits), 16u + 8u * 4 * 132);
