@@ -48,16 +48,13 @@ bool finds_torch(const std::string& python) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  return std::filesystem::equivalent(a, b, ec);
-}
-
 }  // namespace
 
 std::string choose_adapter_python(const std::string& path, const std::string& system_python) {
   const std::string on_path = find_on_path("python3", path);
-  if (!on_path.empty() && !same_file(on_path, system_python) && finds_torch(on_path)) return on_path;
+  // Paths, not files, are compared: a virtual environment's python3 is a link to the system's
+  // interpreter, and what makes it see the environment's packages is the path it runs as.
+  if (!on_path.empty() && on_path != system_python && finds_torch(on_path)) return on_path;
   return system_python;
 }
 
