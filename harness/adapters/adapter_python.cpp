@@ -58,6 +58,17 @@ std::string choose_adapter_python(const std::string& path, const std::string& sy
   return system_python;
 }
 
+std::vector<std::string> with_adapter_python(std::vector<std::string> command) {
+  const std::string key = "{python}";
+  for (std::string& word : command) {
+    if (word.find(key) == std::string::npos) continue;
+    const std::string python = adapter_python();
+    for (size_t at = word.find(key); at != std::string::npos; at = word.find(key, at + python.size()))
+      word.replace(at, key.size(), python);
+  }
+  return command;
+}
+
 std::string adapter_python() {
   static const std::string python = [] {
     if (const char* explicit_python = std::getenv("GBCHECK_PYTHON"); explicit_python && *explicit_python) return std::string(explicit_python);

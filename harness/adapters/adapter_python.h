@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace gbc {
 
@@ -9,6 +10,10 @@ namespace gbc {
 /// virtual environment or conda, where a user's own PyTorch lives); else /usr/bin/python3
 /// (Debian's python3-torch). Decided once per process. Tests: tests/adapters/adapter_python_test.cpp.
 std::string adapter_python();
+
+/// `command` with every {python} replaced by adapter_python() (configs/backends.yaml's placeholder,
+/// resolved when an adapter starts).
+std::vector<std::string> with_adapter_python(std::vector<std::string> command);
 
 /// The PATH lookup and the torch test of adapter_python(), without the environment variable and
 /// without caching: `path` is a PATH value.

@@ -11,7 +11,6 @@
 #include "compiler/support/config_dir.h"
 #include "harness/adapters/adapter_backend.h"
 #include "harness/adapters/adapter_probe.h"
-#include "harness/adapters/adapter_python.h"
 
 namespace gbc {
 namespace {
@@ -55,10 +54,11 @@ const std::vector<ConfigKey<BackendEntry>>& entry_keys() {
   return keys;
 }
 
+// {here} is resolved now; {python} when the adapter starts (with_adapter_python), since finding
+// it may start a python, a cost that only a run using an adapter should pay.
 std::string substitute(std::string s, const std::string& here) {
-  const std::string python = adapter_python();
-  for (const auto& [key, value] : {std::pair<std::string, std::string>{"{here}", here}, {"{python}", python}})
-    for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + value.size())) s.replace(at, key.size(), value);
+  const std::string key = "{here}";
+  for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + here.size())) s.replace(at, key.size(), here);
   return s;
 }
 

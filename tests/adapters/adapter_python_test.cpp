@@ -45,5 +45,13 @@ TEST(AdapterPython, TheFirstPython3OnPathIsTheOneAsked) {
   fs::remove_all(with_torch);
 }
 
+TEST(AdapterPython, CommandsGetThePythonWhenTheyStart) {
+  const std::string python = adapter_python();
+  EXPECT_FALSE(python.empty());
+  EXPECT_EQ(with_adapter_python({"{python}", "--flag", "a{python}b"}),
+            (std::vector<std::string>{python, "--flag", "a" + python + "b"}));
+  EXPECT_EQ(with_adapter_python({"/bin/other"}), std::vector<std::string>{"/bin/other"});
+}
+
 }  // namespace
 }  // namespace gbc
