@@ -211,11 +211,21 @@ class CpuKernelWriter {
         body.line(fold_statement(st, slot, v));
       }
     };
+    // A pass that fills the row cache does so in a loop of its own, and folds what it kept in a
+    // second one over the same lanes (in L1): GCC vectorized the fused loop with the float64
+    // accumulation's conversions interleaved in the costly value's selects (vpmovsxdq and
+    // vblendvpd in softmax's exp), 9% slower on softmax_4096 (docs/performance.md).
+    const bool fills = cached && fills_row_cache(index);
+    Scope fill(Scope::Element, in + "      ", element_indexing(true, cached), &row);
+    if (fills) {
+      fill.line("const int64_t k = k0 + l, r = r0 + k;");
+      use_row_cache(index, fill);
+      fill_row_cache(index, fill);
+    }
     Scope vec(Scope::Element, in + "      ", element_indexing(true, cached), &row);
     vec.line("const int64_t k = k0 + l, r = r0 + k;");
-    if (cached) use_row_cache(index, vec);
+    if (cached) use_row_cache(fills ? index + 1 : index, vec);
     fold(vec, "l");
-    if (cached) fill_row_cache(index, vec);
     Scope tail(Scope::Element, in + "    ", element_indexing(true, cached), &row);
     tail.line("const int64_t r = r0 + k;");
     if (cached) use_row_cache(index, tail);
@@ -224,6 +234,7 @@ class CpuKernelWriter {
 
     std::string body = in + "  const int64_t mv = m / " + lanes_ + " * " + lanes_ + ";\n";
     body += in + "  for (int64_t k0 = 0; k0 < mv; k0 += " + lanes_ + ") {\n";
+    if (fills) body += in + "    #pragma omp simd\n" + in + "    for (int l = 0; l < " + lanes_ + "; ++l) {\n" + fill.code() + in + "    }\n";
     body += in + "    #pragma omp simd\n" + in + "    for (int l = 0; l < " + lanes_ + "; ++l) {\n" + vec.code() + in + "    }\n";
     body += in + "  }\n";
     body += in + "  for (int64_t k = mv; k < m; ++k) {\n" + tail.code() + in + "  }\n";
@@ -291,6 +302,11 @@ class CpuKernelWriter {
   void use_row_cache(size_t pass, Scope& body) const {
     for (const RowCacheEntry& c : row_cache_)
       if (c.stage < pass) body.bind(c.value.get(), c.array + "[r]");
+  }
+  bool fills_row_cache(size_t stage) const {
+    for (const RowCacheEntry& c : row_cache_)
+      if (c.stage == stage) return true;
+    return false;
   }
   void fill_row_cache(size_t stage, Scope& body) {
     for (const RowCacheEntry& c : row_cache_)
