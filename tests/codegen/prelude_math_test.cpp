@@ -57,10 +57,11 @@ const std::vector<Function>& functions() {
       {"sigmoid", [](float x) { return gbc_sigmoid(x); }, ref_sigmoid, 1.9, {0.0f, 88.7228f, -88.7228f, -103.28f, 16.6f}},
       // erf and gelu in float32 (issue 19: float64 lanes made geglu slower than eager). erf is
       // within Sleef's erff_u10 (ATen's CPU erf, 1.0 ulp); gelu's negative tail, a product of
-      // e^(-x^2/2) and a fitted factor, stays within 4.5 ulp where ATen's float gelu cancels.
+      // e^(-x^2/2) and a fitted factor, stays within 5.01 ulp (every negative float32) where
+      // ATen's float gelu cancels.
       {"erf", [](float x) { return gbc_erf(x); }, ref_erf, 1.1, {1.0f, -1.0f, 3.9192f, 0.0f, 10.5f, 0.5f}},
-      {"gelu", [](float x) { return gbc_gelu(x); }, ref_gelu, 4.5,
-       {1.41421356f, -1.41421356f, 0.70710678f, -14.849242f, -13.2f, 0.0f, -2.5f, -5.1f}, 5},
+      {"gelu", [](float x) { return gbc_gelu(x); }, ref_gelu, 5.1,
+       {1.41421356f, -1.41421356f, 0.70710678f, -14.849242f, -13.2f, 0.0f, -1.848197f, -6.190313f}, 6},
   };
   return f;
 }
