@@ -211,11 +211,29 @@ class CpuKernelWriter {
         body.line(fold_statement(st, slot, v));
       }
     };
+    // A pass that fills the row cache does so in a loop of its own, and folds what it kept in a
+    // second one over the same lanes (in L1): GCC vectorized the fused loop with the float64
+    // accumulation's conversions interleaved in the costly value's selects (vpmovsxdq and
+    // vblendvpd in softmax's exp), 9% slower on softmax_4096 (docs/performance.md).
+    // Likewise a costly float32 value folded in float64 (log_softmax's sum of exp): it goes
+    // through a row of lanes, `lane<k>`.
+    const bool fills = cached && fills_row_cache(index);
+    const kir::Expr* widened = fills ? nullptr : costly_narrow_operand(st);
+    Scope fill(Scope::Element, in + "      ", element_indexing(true, cached), &row);
+    if (fills || widened) {
+      fill.line("const int64_t k = k0 + l, r = r0 + k;");
+      if (cached) use_row_cache(index, fill);
+      if (fills) fill_row_cache(index, fill);
+    }
+    if (widened) {
+      row.line(c_type(widened->dtype) + " lane" + k + "[" + lanes_ + "];");
+      fill.line("lane" + k + "[l] = " + em_.value(st.value->args[0], fill) + ";");
+    }
     Scope vec(Scope::Element, in + "      ", element_indexing(true, cached), &row);
-    vec.line("const int64_t k = k0 + l, r = r0 + k;");
-    if (cached) use_row_cache(index, vec);
+    if (!widened) vec.line("const int64_t k = k0 + l, r = r0 + k;");  // the fold of lane<k> reads no element
+    if (cached) use_row_cache(fills ? index + 1 : index, vec);
+    if (widened) vec.bind(widened, "lane" + k + "[l]");
     fold(vec, "l");
-    if (cached) fill_row_cache(index, vec);
     Scope tail(Scope::Element, in + "    ", element_indexing(true, cached), &row);
     tail.line("const int64_t r = r0 + k;");
     if (cached) use_row_cache(index, tail);
@@ -224,6 +242,7 @@ class CpuKernelWriter {
 
     std::string body = in + "  const int64_t mv = m / " + lanes_ + " * " + lanes_ + ";\n";
     body += in + "  for (int64_t k0 = 0; k0 < mv; k0 += " + lanes_ + ") {\n";
+    if (fills || widened) body += in + "    #pragma omp simd\n" + in + "    for (int l = 0; l < " + lanes_ + "; ++l) {\n" + fill.code() + in + "    }\n";
     body += in + "    #pragma omp simd\n" + in + "    for (int l = 0; l < " + lanes_ + "; ++l) {\n" + vec.code() + in + "    }\n";
     body += in + "  }\n";
     body += in + "  for (int64_t k = mv; k < m; ++k) {\n" + tail.code() + in + "  }\n";
@@ -291,6 +310,20 @@ class CpuKernelWriter {
   void use_row_cache(size_t pass, Scope& body) const {
     for (const RowCacheEntry& c : row_cache_)
       if (c.stage < pass) body.bind(c.value.get(), c.array + "[r]");
+  }
+  // The float32 operand of a stage's float64 value, when that is a widening cast of a costly
+  // per-element value.
+  const kir::Expr* costly_narrow_operand(const kir::Stage& st) {
+    const kir::ExprPtr& v = st.value;
+    if (st.combine == kir::Combine::ArgMax || v->kind != kir::ExprKind::Cast || v->dtype != DType::Float64) return nullptr;
+    const kir::ExprPtr& operand = v->args.at(0);
+    if (operand->dtype != DType::Float32 || em_.depth(operand) < Scope::Element || !costly(*operand)) return nullptr;
+    return operand.get();
+  }
+  bool fills_row_cache(size_t stage) const {
+    for (const RowCacheEntry& c : row_cache_)
+      if (c.stage == stage) return true;
+    return false;
   }
   void fill_row_cache(size_t stage, Scope& body) {
     for (const RowCacheEntry& c : row_cache_)

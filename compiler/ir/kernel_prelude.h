@@ -250,12 +250,14 @@ template <typename T> GBC_FN T gbc_round(T a) { return a; }
  * tricks, no calls), so an inlined call vectorizes under `#pragma omp simd` (generated kernels are
  * built with -fno-trapping-math, which lets GCC evaluate both sides of a select).
  * Accuracy, measured over every float32 (tests/codegen/prelude_math_test.cpp samples it): exp
- * <= 0.99 ulp, log <= 0.84, tanh <= 1.31, sigmoid <= 1.9; erf and gelu compute in float64 and are
- * correctly rounded but for rare double roundings. Special values are ATen's: exp(-inf) = 0,
- * log(0) = -inf, log(x < 0) = nan, tanh/erf(+-inf) = +-1, sigmoid(-inf) = 0, gelu(-inf) = nan
- * (ATen's 0.5 * x * (1 + erf(x / sqrt 2)) gives -inf * 0). Below the float32 range of exp,
- * sigmoid(x) = e^x and gelu keep their tiny (subnormal) values, where ATen's CPU kernels flush
- * them to 0: the two differ by less than 2^-126 in absolute terms.
+ * <= 0.99 ulp, log <= 0.84, tanh <= 1.31, sigmoid <= 1.9, erf <= 1.04 (Sleef's erff_u10, ATen's
+ * CPU erf, is documented at 1.0), gelu <= 1.09 for x >= 0 and <= 5.01 below (ATen's float gelu
+ * rounds 1 + erf(x / sqrt 2) first: its absolute error there is up to |x| 2^-22, 0 for x < -5.9).
+ * erf and gelu are float32 throughout (8 lanes a vector, not float64's 4). Special values are
+ * ATen's: exp(-inf) = 0, log(0) = -inf, log(x < 0) = nan, tanh/erf(+-inf) = +-1, sigmoid(-inf) = 0,
+ * gelu(-inf) = nan (ATen's 0.5 * x * (1 + erf(x / sqrt 2)) gives -inf * 0). Below the float32 range
+ * of exp, sigmoid(x) = e^x and gelu keep their tiny (subnormal) values, where ATen's CPU kernels
+ * flush them to 0: the two differ by less than 2^-126 in absolute terms.
  * Kernels are built with -ffp-contract=off, so the compiler fuses nothing on its own and the
  * interpreter and compiled kernels round every step alike and agree bit for bit; the polynomials
  * ask for fused multiply-adds explicitly (gbc_fma), which round once on every machine. */
@@ -265,62 +267,10 @@ template <typename T> GBC_FN T gbc_round(T a) { return a; }
  * the interpreter's libm fmaf included, as IEEE fma is correctly rounded. */
 GBC_FN float gbc_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 GBC_FN double gbc_fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
-GBC_FN uint64_t gbc_f64_bits(double f) { uint64_t u; std::memcpy(&u, &f, 8); return u; }
-GBC_FN double gbc_bits_f64(uint64_t u) { double f; std::memcpy(&f, &u, 8); return f; }
-
-/* e^y in float64 for y in [-700, 700], relative error < 1e-14: Cody-Waite reduction to
- * |r| <= ln2/2, Taylor polynomial to degree 11, scaling by 2^n through the exponent bits. */
-GBC_FN double gbc_exp_core_f64(double y) {
-  const double magic = 6755399441055744.0; /* 1.5 * 2^52: adding it rounds to an integer */
-  const double t = y * 1.4426950408889634 + magic;
-  const double n = t - magic;
-  const uint64_t ni = gbc_f64_bits(t) - gbc_f64_bits(magic);
-  const double r = gbc_fma(n, -0x1.a39ef35793c76p-33, gbc_fma(n, -0x1.62e42fee00000p-1, y));
-  double p = 1.0 / 39916800.0;
-  p = gbc_fma(p, r, 1.0 / 3628800.0);
-  p = gbc_fma(p, r, 1.0 / 362880.0);
-  p = gbc_fma(p, r, 1.0 / 40320.0);
-  p = gbc_fma(p, r, 1.0 / 5040.0);
-  p = gbc_fma(p, r, 1.0 / 720.0);
-  p = gbc_fma(p, r, 1.0 / 120.0);
-  p = gbc_fma(p, r, 1.0 / 24.0);
-  p = gbc_fma(p, r, 1.0 / 6.0);
-  p = gbc_fma(p, r, 0.5);
-  p = 1.0 + gbc_fma(r * r, p, r);
-  return p * gbc_bits_f64((ni + 1023u) << 52);
-}
-/* erf(a) for a in [0, 1]: a * Q(a^2), Q a Chebyshev fit of erf(a)/a (absolute error 1.9e-14). */
-GBC_FN double gbc_erf_small_f64(double a) {
-  const double z = a * a;
-  double q = -1.0469110332151208e-7;
-  q = gbc_fma(q, z, 1.5306373163641084e-6);
-  q = gbc_fma(q, z, -1.4795031400662045e-5);
-  q = gbc_fma(q, z, 0.00012046261269779797);
-  q = gbc_fma(q, z, -0.00085479337365196332);
-  q = gbc_fma(q, z, 0.0052239671935438997);
-  q = gbc_fma(q, z, -0.026866169050599324);
-  q = gbc_fma(q, z, 0.11283791658548713);
-  q = gbc_fma(q, z, -0.37612638902808614);
-  q = gbc_fma(q, z, 1.1283791670954938);
-  return a * q;
-}
-/* erfc(a) for a in [1, 10.5]: e^(-a^2) * t * K(t) with t = 1 / (1 + a/2), K a Chebyshev fit of
- * erfc(a) e^(a^2) / t (relative error 1e-11). erfc(10.5) is far below float32's range. */
-GBC_FN double gbc_erfc_large_f64(double a) {
-  const double t = 1.0 / (1.0 + 0.5 * a);
-  double k = 0.046341775826521987;
-  k = gbc_fma(k, t, -0.15427053558976634);
-  k = gbc_fma(k, t, 0.1238470226073767);
-  k = gbc_fma(k, t, 0.13564298749093163);
-  k = gbc_fma(k, t, -0.24548502679139015);
-  k = gbc_fma(k, t, 0.063990224954730378);
-  k = gbc_fma(k, t, -0.051281849273742569);
-  k = gbc_fma(k, t, 0.095792089876348491);
-  k = gbc_fma(k, t, 0.17424771374748408);
-  k = gbc_fma(k, t, 0.24705947104309741);
-  k = gbc_fma(k, t, 0.2820803195142969);
-  k = gbc_fma(k, t, 0.28209520042645726);
-  return gbc_exp_core_f64(-(a * a)) * t * k;
+/* c_n x^n + ... + c_0, coefficients from the highest: Horner's steps, each one gbc_fma. */
+template <typename T> GBC_FN T gbc_horner(T, T c) { return c; }
+template <typename T, typename... Rest> GBC_FN T gbc_horner(T x, T c_high, T c_next, Rest... rest) {
+  return gbc_horner(x, gbc_fma(c_high, x, c_next), rest...);
 }
 #endif
 
@@ -351,6 +301,37 @@ GBC_FN float gbc_exp(float x) {
 #endif
 }
 GBC_FN double gbc_exp(double x) { return GBC_MATH(exp)(GBC_OPAQUE(x)); }
+
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+/* erf(a) / a - 1 as a polynomial in z = a^2 for a in [0, 1] (absolute error 1.3e-9): erf(a) is
+ * then a + a q, rounded once by a fused multiply-add. Coefficients fitted near-minimax with each
+ * one rounded to float before the next was fitted. */
+GBC_FN float gbc_erf_small_q(float z) {
+  return gbc_horner(z, 7.920368080e-05f, -8.030761383e-04f, 5.190733820e-03f, -2.685512602e-02f, 1.128361821e-01f,
+                    -3.761262894e-01f, 1.283791661e-01f);
+}
+/* scale * erfc(a) for a = a_hi + a_lo in [0.5, 10.5], given a^2 = sq_hi + sq_lo exactly:
+ * e^(-a^2) F(a) with F = t K(t), t = 1 / (1 + a/2), K a fit of erfc(a) e^(a^2) / t (relative
+ * error 3.4e-10). e^(-a^2) is e^(-sq_hi) (1 - sq_lo): a rounded square would cost |a^2| ulps.
+ * t's rounding, and a_lo, change F by g rho where t (1 + rho) is the exact t and g, about
+ * d log F / d log t, is 0.96 + 1.4 t (within 0.03): corrected to first order. scale (0.5 x in
+ * gelu) multiplies F before e^(-a^2), so that a result near the subnormal range rounds once. */
+GBC_FN float gbc_erfc_large(float a_hi, float a_lo, float sq_hi, float sq_lo, float scale) {
+  const float h = 0.5f * a_hi;
+  const float d = 1.0f + h;
+  const float big = h > 1.0f ? h : 1.0f, little = h > 1.0f ? 1.0f : h;
+  const float d_lo = (little - (d - big)) + 0.5f * a_lo; /* 1 + a/2 = d + d_lo */
+  const float t = 1.0f / d;
+  const float rho = gbc_fma(-d_lo, t, gbc_fma(-t, d, 1.0f));
+  const float k = gbc_horner(t, 6.273176521e-02f, -3.288419843e-01f, 6.902273297e-01f, -6.882087588e-01f, 3.054814041e-01f,
+                            -1.430075020e-01f, 1.200244650e-01f, 1.698884368e-01f, 2.475676686e-01f, 2.820457816e-01f,
+                            2.820962369e-01f);
+  const float f0 = t * k;
+  const float f = scale * gbc_fma(f0 * rho, gbc_fma(1.4f, t, 0.96f), f0);
+  const float e = gbc_exp(-sq_hi);
+  return gbc_fma(e, -sq_lo, e) * f;
+}
+#endif
 
 GBC_FN float gbc_log(float x) {
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -409,12 +390,16 @@ GBC_FN float gbc_erf(float x) {
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
   return GBC_MATH(erf)(x);
 #else
-  /* In float64, then rounded once: erf(a) directly below 1, 1 - erfc(a) above. */
-  const double a = GBC_MATH(fabs)((double)x);
-  const bool below_one = a < 1.0, far = a > 10.5;
-  const double small = gbc_erf_small_f64(below_one ? a : 0.0);
-  const double large = 1.0 - gbc_erfc_large_f64(below_one ? 1.0 : (far ? 10.5 : a));
-  const float y = (float)(below_one ? small : large);
+  /* a + a q(a^2) below 1; from 1 on, 1 - e^P(a - 1), P a fit of log erfc(a) weighted by erfc(a)
+   * (erf's error 8e-9 absolute; a - 1 is exact): erfc <= 0.16 there, so the few ulps of e^P
+   * shrink to a fraction of erf's. Past a = 4, 1 - erfc(a) rounds to 1. No division, one exp. */
+  const float a = GBC_MATH(fabs)(x);
+  const bool below_one = a < 1.0f;
+  const float small = gbc_fma(a, gbc_erf_small_q(a * a), a);
+  const float s = (below_one ? 1.0f : (a > 4.0f ? 4.0f : a)) - 1.0f;
+  const float p = gbc_horner(s, 9.697717178e-05f, -1.506147208e-03f, 9.484545328e-03f, -4.127929732e-02f,
+                             -8.431686759e-01f, -2.638962984e+00f, -1.849605560e+00f);
+  const float y = below_one ? small : 1.0f - gbc_exp(p);
   return x != x ? x : gbc_bits_f32(gbc_f32_bits(y) | (gbc_f32_bits(x) & 0x80000000u));
 #endif
 }
@@ -445,15 +430,25 @@ GBC_FN float gbc_gelu(float x) {
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
   return 0.5f * x * (1.0f + GBC_MATH(erf)(x * 0.70710678118654752440f));
 #else
-  /* 0.5 x (1 + erf(x / sqrt 2)) in float64, with 1 + erf(-a) taken as erfc(a) so that negative
-   * x keep their relative accuracy; past a = 10.5 the factor is exactly 0 or 2. */
-  const double xd = (double)x;
-  const double a = GBC_MATH(fabs)(xd) * 0.70710678118654752440;
-  const bool below_one = a < 1.0, far = a > 10.5, negative = xd < 0.0;
-  const double e = gbc_erf_small_f64(below_one ? a : 0.0);
-  const double c = far ? 0.0 : gbc_erfc_large_f64(below_one ? 1.0 : (far ? 10.5 : a));
-  const double phi = below_one ? (negative ? 1.0 - e : 1.0 + e) : (negative ? c : 2.0 - c);
-  return (float)(0.5 * xd * phi);
+  /* 0.5 x (1 + erf(a)), a = |x| / sqrt 2 carried as a + a_lo. Below zero 1 + erf(-a) is erfc(a),
+   * taken from the series only while a < 0.5 (1 - erf(a) >= 0.48: no cancellation), else as
+   * erfc itself, with a^2 = x^2 / 2 from x's exact square, so that the tail keeps its relative
+   * accuracy. Past |x| = 14.85 (a = 10.5) erfc is 0 in float32. */
+  const float c_hi = 0.70710676908493042f, c_lo = 1.2101617485882343e-08f; /* 1/sqrt(2) = c_hi + c_lo */
+  const float ax = GBC_MATH(fabs)(x), half = 0.5f * x;
+  const bool negative = x < 0.0f;
+  const float a = ax * c_hi, a_lo = gbc_fma(ax, c_lo, gbc_fma(ax, c_hi, -a));
+  const float erf_a = a + gbc_fma(a, gbc_erf_small_q(a * a), a_lo);
+  const bool series = a < (negative ? 0.5f : 1.0f); /* not a select of two bools: a byte GCC would not vectorize */
+  const float xc = series ? 1.0f : (ax > 14.849242f ? 14.849242f : ax);
+  const float b = xc * c_hi, b_lo = gbc_fma(xc, c_lo, gbc_fma(xc, c_hi, -b));
+  const float sq = xc * xc;
+  const float c = gbc_erfc_large(b, b_lo, 0.5f * sq, 0.5f * gbc_fma(xc, xc, -sq), negative ? half : 1.0f);
+  /* 0.5 x (1 + erf) and 0.5 x (2 - erfc) round once; below the series, c is 0.5 x erfc(a).
+   * Past 14.85 the result is x (+inf included: inf * erfc would be nan); +-0 and nan return
+   * themselves, so the sign of a zero and a nan does not depend on how the code vectorized. */
+  const float y = series ? gbc_fma(0.5f * ax, erf_a, half) : (negative ? c : (ax > 14.849242f ? x : gbc_fma(-half, c, x)));
+  return (x != x || x == 0.0f) ? x + x : y;
 #endif
 }
 GBC_FN double gbc_gelu(double x) { return 0.5 * x * (1.0 + GBC_MATH(erf)(GBC_OPAQUE(x * 0.70710678118654752440))); }

@@ -46,6 +46,7 @@ struct Function {
   Ref ref;
   double max_ulp_error;  // measured over every float32; documented in kernel_prelude.h
   std::vector<float> branch_points;
+  int64_t max_distance = 2;  // representable floats from the correctly rounded result
 };
 
 const std::vector<Function>& functions() {
@@ -54,8 +55,13 @@ const std::vector<Function>& functions() {
       {"log", [](float x) { return gbc_log(x); }, ref_log, 0.84, {1.0f, FLT_MIN, 0.70710678f, 1.41421356f, FLT_MAX}},
       {"tanh", [](float x) { return gbc_tanh(x); }, ref_tanh, 1.31, {0.625f, -0.625f, 9.0109f, 0.0f, 44.4f}},
       {"sigmoid", [](float x) { return gbc_sigmoid(x); }, ref_sigmoid, 1.9, {0.0f, 88.7228f, -88.7228f, -103.28f, 16.6f}},
-      {"erf", [](float x) { return gbc_erf(x); }, ref_erf, 0.51, {1.0f, -1.0f, 3.9192f, 0.0f, 10.5f}},
-      {"gelu", [](float x) { return gbc_gelu(x); }, ref_gelu, 0.51, {1.41421356f, -1.41421356f, -14.849242f, -13.2f, 0.0f}},
+      // erf and gelu in float32 (issue 19: float64 lanes made geglu slower than eager). erf is
+      // within Sleef's erff_u10 (ATen's CPU erf, 1.0 ulp); gelu's negative tail, a product of
+      // e^(-x^2/2) and a fitted factor, stays within 5.01 ulp (every negative float32) where
+      // ATen's float gelu cancels.
+      {"erf", [](float x) { return gbc_erf(x); }, ref_erf, 1.1, {1.0f, -1.0f, 3.9192f, 0.0f, 10.5f, 0.5f}},
+      {"gelu", [](float x) { return gbc_gelu(x); }, ref_gelu, 5.1,
+       {1.41421356f, -1.41421356f, 0.70710678f, -14.849242f, -13.2f, 0.0f, -1.848197f, -6.190313f}, 6},
   };
   return f;
 }
@@ -106,7 +112,7 @@ TEST(PreludeMath, SampleOfEveryFloatWithinDocumentedUlps) {
     Stats s;
     for (uint64_t u = 0; u < (uint64_t{1} << 32); u += 4099) check(f, gbc_bits_f32(static_cast<uint32_t>(u)), s);
     EXPECT_EQ(s.nan_mismatches, 0) << f.name;
-    EXPECT_LE(s.max_distance, 2) << f.name << " worst at " << s.worst;
+    EXPECT_LE(s.max_distance, f.max_distance) << f.name << " worst at " << s.worst;
     EXPECT_LE(s.max_error, f.max_ulp_error) << f.name;
     EXPECT_GT(s.checked, 1000000);
   }
@@ -130,7 +136,7 @@ TEST(PreludeMath, DenseAroundBranchPointsAndRangeLimits) {
       check(f, gbc_bits_f32(0xff7fffffu - u / 61), s);
     }
     EXPECT_EQ(s.nan_mismatches, 0) << f.name;
-    EXPECT_LE(s.max_distance, 2) << f.name << " worst at " << s.worst;
+    EXPECT_LE(s.max_distance, f.max_distance) << f.name << " worst at " << s.worst;
     EXPECT_LE(s.max_error, f.max_ulp_error) << f.name << " worst at " << s.worst;
   }
 }
@@ -183,6 +189,41 @@ TEST(PreludeMath, SpecialValuesAreATens) {
       }
     }
   }
+}
+
+// erf and gelu against ATen's own float32 kernels (Sleef's erff_u10 for erf) over a dense sweep:
+// every 1021st bit pattern (all exponents, both signs, subnormals, the largest finite values),
+// NaN and the infinities. Each is within 2 ulp of ATen's result, plus, for gelu, what ATen's own
+// float32 1 + erf(x / sqrt 2) loses (it cancels below zero and drops erf's term for tiny x:
+// measured up to 4 |x| 2^-25, so |x| 2^-22 is allowed).
+TEST(PreludeMath, ErfAndGeluAgreeWithATenOverADenseSweep) {
+  std::vector<float> x;
+  for (uint64_t u = 0; u <= 0xffffffffu; u += 1021) x.push_back(gbc_bits_f32(static_cast<uint32_t>(u)));
+  for (uint32_t u = 0; u < 4096; ++u) {  // the smallest subnormals, and the largest magnitudes
+    x.push_back(gbc_bits_f32(u));
+    x.push_back(gbc_bits_f32(0x80000000u | u));
+    x.push_back(gbc_bits_f32(0x7f7fffffu - u));
+    x.push_back(gbc_bits_f32(0xff7fffffu - u));
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float v : {inf, -inf, std::numeric_limits<float>::quiet_NaN(), 0.0f, -0.0f}) x.push_back(v);
+  const at::Tensor t = at::from_blob(x.data(), {static_cast<int64_t>(x.size())}, at::kFloat);
+  const at::Tensor erf = at::erf(t).contiguous(), gelu = at::gelu(t).contiguous();
+  const at::Tensor gelu64 = at::gelu(t.to(at::kDouble)).to(at::kFloat).contiguous();
+  int64_t failures = 0;
+  auto expect_close = [&](const char* name, float v, float got, float want, double slack) {
+    const bool ok = std::isnan(want) ? std::isnan(got)
+                    : std::isinf(want) ? got == want
+                                       : std::fabs(static_cast<double>(got) - want) <= 2 * ulp_at(want) + slack;
+    if (!ok && ++failures <= 10) ADD_FAILURE() << name << "(" << v << "): " << got << " vs ATen " << want;
+  };
+  for (size_t i = 0; i < x.size(); ++i) {
+    expect_close("erf", x[i], gbc_erf(x[i]), erf.data_ptr<float>()[i], 0.0);
+    // LibTorch 2.x's vectorized float gelu gives NaN at +inf: its float64 result is the reference there.
+    const float want = std::isfinite(x[i]) ? gelu.data_ptr<float>()[i] : gelu64.data_ptr<float>()[i];
+    expect_close("gelu", x[i], gbc_gelu(x[i]), want, std::fabs(x[i]) * 0x1p-22);
+  }
+  EXPECT_EQ(failures, 0);
 }
 
 // The branch-free float16 conversions (kernel_prelude.h) give c10::Half's bits: every half widens
