@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "compiler/support/file_tree.h"
+
 namespace gbc {
 namespace {
 
@@ -22,18 +24,23 @@ fs::path fake_python_folder(const std::string& name, int exit_code) {
   return dir;
 }
 
+void remove_folder(const fs::path& dir) {
+  std::error_code ec;
+  remove_tree(dir.string(), ec);
+}
+
 TEST(AdapterPython, APythonOnPathThatFindsTorchIsChosen) {
   const fs::path with_torch = fake_python_folder("torch", 0);
   EXPECT_EQ(choose_adapter_python("/nonexistent:" + with_torch.string() + ":/usr/bin", "/usr/bin/python3"),
             (with_torch / "python3").string());
-  fs::remove_all(with_torch);
+  remove_folder(with_torch);
 }
 
 TEST(AdapterPython, WithoutTorchOnPathTheSystemPythonIsChosen) {
   const fs::path without_torch = fake_python_folder("plain", 1);
   EXPECT_EQ(choose_adapter_python(without_torch.string() + ":/usr/bin", "/usr/bin/python3"), "/usr/bin/python3");
   EXPECT_EQ(choose_adapter_python("", "/usr/bin/python3"), "/usr/bin/python3") << "nothing on PATH";
-  fs::remove_all(without_torch);
+  remove_folder(without_torch);
 }
 
 TEST(AdapterPython, TheFirstPython3OnPathIsTheOneAsked) {
@@ -41,8 +48,8 @@ TEST(AdapterPython, TheFirstPython3OnPathIsTheOneAsked) {
   const fs::path with_torch = fake_python_folder("second", 0);
   EXPECT_EQ(choose_adapter_python(plain.string() + ":" + with_torch.string(), "/usr/bin/python3"), "/usr/bin/python3")
       << "as a shell would, the first python3 on PATH is the one meant";
-  fs::remove_all(plain);
-  fs::remove_all(with_torch);
+  remove_folder(plain);
+  remove_folder(with_torch);
 }
 
 TEST(AdapterPython, CommandsGetThePythonWhenTheyStart) {
