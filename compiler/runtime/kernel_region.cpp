@@ -7,6 +7,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/kernel/specialize.h"
 #include "compiler/runtime/aten_region.h"
+#include "compiler/runtime/backend_device.h"
 #include "compiler/runtime/extern_call.h"
 #include "compiler/runtime/kernel_plan.h"
 #include "compiler/runtime/param_cache.h"
@@ -274,8 +275,7 @@ std::unique_ptr<RegionExecutable> make_kernel_region(const Graph& region, Compil
   popt.disabled_passes = ctx.options.disabled_passes;
   popt.capture_scalar_outputs = ctx.options.capture_scalar_outputs;
   popt.target = ctx.options.device == "cuda" ? LowerOptions::Target::Cuda : LowerOptions::Target::Cpu;
-  popt.half_numbers_in_float32 =
-      aten_semantics(ctx.options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU)).half_numbers_in_float32;
+  popt.half_numbers_in_float32 = aten_semantics(backend_device(ctx.options)).half_numbers_in_float32;
   std::optional<InjectedFault> fault = parse_fault(ctx.options.inject_fault);
   GBC_INTERNAL_ASSERT(fault.has_value(), "unknown fault '" + ctx.options.inject_fault + "' reached the compiler");
   popt.fault = *fault;
