@@ -3,20 +3,24 @@
 # Run from the repository root there, with .devdeps carried (../shared/tools/device-deps.sh ccache
 # libhiredis0.14) and, when an earlier run's compiler cache came back, .ccache-gpu carried too:
 #   bash ci/gpu_checks.sh [BUDGET_S] [STEP...]
-# Steps, in this order (default: all): build gputests corpus faults bench torch_compile nnc
-# diagnose suite. It builds gbcheck and the test binaries against the machine's PyTorch (LibTorch
-# 2.x with CUDA), runs the GPU tests, checks every corpus and bench model with --device cuda on gbc
-# and gbc-cudagraphs, makes sure every injected fault is still caught there, benchmarks the GPU
-# workloads (gbc, gbc-cudagraphs; eager and torch.compile through bench/torch_compile_bench.py; nnc
-# apart, so that its failures cost nothing else), collects details of failing CPU tests, then runs
-# the whole suite on LibTorch 2.x while the budget lasts.
+# Steps (default: all): torch_compile build gputests bench sweep profile corpus faults imported
+# adapters nnc diagnose suite, run in that order. It runs eager and torch.compile on the GPU workloads
+# (bench/torch_compile_bench.py, while the build keeps the CPUs busy), builds gbcheck and the test
+# binaries against the machine's PyTorch (LibTorch 2.x with CUDA), runs the GPU tests, benchmarks
+# the GPU workloads (gbc, gbc-cudagraphs; the reductions again under each
+# $GBCHECK_CUDA_ROW_ELEMENTS), checks every corpus and bench model with
+# --device cuda on gbc and gbc-cudagraphs, makes sure every injected fault is still caught there,
+# checks the imported real models (torchvision's, written there by corpus/torchscript/make_models.py,
+# and the PyTorch 2.x corpus) and the torch.compile adapters on CUDA, nnc apart (its failures cost
+# nothing else), collects details of failing CPU tests, then runs the whole suite on LibTorch 2.x
+# while the budget lasts.
 # Everything lands in $OUT (summary.txt, logs.tar.gz, ccache-gpu.tar.NN parts of the compiler
 # cache to carry next time); a step that would overrun BUDGET_S seconds (default 420) is skipped
 # and says so in the summary.
 set -uo pipefail
 budget=${1:-420}
 shift || true
-steps=" ${*:-build gputests corpus faults bench torch_compile nnc diagnose suite} "
+steps=" ${*:-torch_compile build gputests bench sweep profile corpus faults imported adapters nnc diagnose suite} "
 out=${OUT:-$PWD/gpu-out}
 logs=$out/logs
 mkdir -p "$logs"
@@ -30,9 +34,10 @@ finish() {
   note "done after $(elapsed) s"
   echo "=== summary"; cat "$out/summary.txt"
   tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$logs"
-  if [ -d .ccache-gpu ]; then
-    # The compiler cache goes back in parts of at most 15 MiB (the tool returns files up to 16 MiB).
-    ccache -c >/dev/null 2>&1 || true
+  # The compiler cache goes back in parts of at most 15 MiB (the tool returns files up to 16 MiB,
+  # 64 MiB in all), only when it fits beside the logs.
+  ccache -c >/dev/null 2>&1 || true
+  if [ -d .ccache-gpu ] && [ "$(du -sm .ccache-gpu | cut -f1)" -le 45 ]; then
     tar -C . -cf - .ccache-gpu | split -b 15m -d - "$out/ccache-gpu.tar."
   fi
 }
@@ -52,7 +57,17 @@ export PATH=$deps/bin:/usr/local/cuda/bin:$PATH
 export CCACHE_DIR=$PWD/.ccache-gpu CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1 CCACHE_COMPRESSLEVEL=6 CCACHE_MAXSIZE=2G
 build=build-gpu
 bin=$build/bin
-gpu_targets=(gbcheck cuda_test gbc_cuda_test cuda_corpus_test codegen_test kernel_test aten_test backends_test)
+# $GPU_TARGETS narrows the build (kernel_test and backends_test serve the diagnose step only).
+read -r -a gpu_targets <<< "${GPU_TARGETS:-gbcheck cuda_test gbc_cuda_test cuda_corpus_test codegen_test kernel_test aten_test backends_test}"
+
+# torch.compile's baseline runs on the GPU while the build keeps the CPUs busy (the GPU is idle
+# then; CUDA events time the kernels, and the host runs far ahead of these millisecond kernels, but
+# its compile times come out longer than on an idle machine).
+if step torch_compile; then
+  timeout 300 python3 bench/torch_compile_bench.py --repeat 100 --json "$logs/torch_compile.json" \
+    > "$logs/torch_compile.log" 2>&1 &
+  torch_compile_pid=$!
+fi
 
 if step build; then
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -64,6 +79,14 @@ if step build; then
 fi
 export GBCHECK_CACHE_DIR=$PWD/$build/kernel-cache
 
+# Eager and torch.compile on the same workloads (started before the build): finished before gbc's
+# benchmarks, so that they do not share the GPU.
+if step torch_compile; then
+  wait "$torch_compile_pid"
+  note "torch.compile bench (run during the build): exit $?"
+  tail -9 "$logs/torch_compile.log"
+fi
+
 # The test binaries that touch CUDA; each case of them runs here, none skips.
 if step gputests; then
   for t in cuda_test gbc_cuda_test cuda_corpus_test "codegen_test --gtest_filter=CudaCodegen*:*CudaPtx*" "aten_test --gtest_filter=AtenSemantics*:EagerExecutor*"; do
@@ -74,6 +97,46 @@ if step gputests; then
     rc=$?
     note "test $t: exit $rc, $(grep -c '^\[  FAILED' "$logs/test_$name.log") FAILED lines, $(grep -c '^\[  SKIPPED' "$logs/test_$name.log") SKIPPED lines"
     [ $rc -eq 0 ] || grep -B2 -A15 'Failure\|error' "$logs/test_$name.log" | head -80
+  done
+fi
+
+# The GPU workloads on gbc and gbc-cudagraphs; a fresh kernel cache, so first calls compile cold.
+if step bench && [ -x $bin/gbcheck ]; then
+  export GBCHECK_CACHE_DIR=$PWD/$build/bench-cache
+  for m in bench/models/cuda/*.yaml; do
+    have 45 || { note "bench $m: skipped (budget)"; continue; }
+    name=$(basename "$m" .yaml)
+    timeout 150 $bin/gbcheck bench "$m" --backend gbc --backend gbc-cudagraphs --repeat 100 --profile \
+      --json "$logs/bench_$name.json" > "$logs/bench_$name.log" 2>&1
+    note "bench $name: exit $?"
+    head -30 "$logs/bench_$name.log"
+  done
+fi
+
+# The reductions' cached-row schedule under each elements-per-thread choice (the default is
+# cuda_row_elements in compiler/codegen/cuda_codegen.cpp); a changed choice is a new kernel source,
+# so each compiles afresh.
+if step sweep && [ -x $bin/gbcheck ]; then
+  for e in 8 16 32 64; do
+    for name in softmax_8192 layer_norm_8192 sum_64m; do
+      have 25 || { note "sweep $name elements $e: skipped (budget)"; continue; }
+      GBCHECK_CUDA_ROW_ELEMENTS=$e timeout 60 $bin/gbcheck bench bench/models/cuda/$name.yaml --backend gbc --repeat 100 \
+        --json "$logs/sweep_${name}_$e.json" > "$logs/sweep_${name}_$e.log" 2>&1
+      note "sweep $name elements $e: exit $? | $(grep -E '^ *gbc ' "$logs/sweep_${name}_$e.log" | head -1 | sed 's/  */ /g')"
+    done
+  done
+fi
+
+
+# Nsight Compute on one call of gbc's softmax and sum kernels (fused_*): DRAM throughput, achieved
+# occupancy, registers per thread. Needs ncu and counters the machine lets it read.
+if step profile && [ -x $bin/gbcheck ] && command -v ncu > /dev/null; then
+  for name in softmax_8192 sum_64m; do
+    have 60 || { note "ncu $name: skipped (budget)"; continue; }
+    timeout 90 ncu --clock-control none -k regex:fused --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+      --section Occupancy --section LaunchStats $bin/gbcheck bench bench/models/cuda/$name.yaml --backend gbc \
+      --warmup 2 --repeat 3 > "$logs/ncu_$name.log" 2>&1
+    note "ncu $name: exit $? | $(grep -E 'DRAM Throughput|Achieved Occupancy|Registers Per Thread|Block Size' "$logs/ncu_$name.log" | sed 's/  */ /g' | tr '\n' '|')"
   done
 fi
 
@@ -93,39 +156,58 @@ if step corpus && [ -x $bin/gbcheck ]; then
   done
 fi
 
-# Each injected fault must still be caught on the GPU (exit 1).
+# Each injected fault must still be caught on the GPU (exit 1), with its model's own cases (guard-dtype needs
+# six to reach the float64 calls).
 if step faults && [ -x $bin/gbcheck ]; then
   for f in corpus/faults/*.yaml; do
     have 30 || { note "fault $f: skipped (budget)"; continue; }
     kind=$(basename "$f" .yaml)
-    timeout 120 $bin/gbcheck check "$f" --device cuda -b gbc -n 3 --inject-fault "$kind" > "$logs/fault_$kind.log" 2>&1
+    timeout 120 $bin/gbcheck check "$f" --device cuda -b gbc --inject-fault "$kind" > "$logs/fault_$kind.log" 2>&1
     note "fault $kind: exit $? (1 = caught) $(grep -m1 -E '^  gbc ' "$logs/fault_$kind.log" | sed 's/  */ /g' | cut -c1-120)"
   done
 fi
 
-# The GPU workloads on gbc and gbc-cudagraphs; a fresh kernel cache, so first calls compile cold.
-if step bench && [ -x $bin/gbcheck ]; then
-  export GBCHECK_CACHE_DIR=$PWD/$build/bench-cache
-  for m in bench/models/cuda/*.yaml; do
-    have 45 || { note "bench $m: skipped (budget)"; continue; }
-    name=$(basename "$m" .yaml)
-    timeout 150 $bin/gbcheck bench "$m" --backend gbc --backend gbc-cudagraphs --repeat 100 --profile \
-      --json "$logs/bench_$name.json" > "$logs/bench_$name.log" 2>&1
-    note "bench $name: exit $?"
-    head -30 "$logs/bench_$name.log"
+# Real models on the GPU: torchvision's (random weights, traced here by this machine's PyTorch, so
+# also saved by 2.x) and the PyTorch 2.x corpus with its saved inputs, on gbc and gbc-cudagraphs.
+if step imported && [ -x $bin/gbcheck ]; then
+  models=$build/real-models
+  if have 60; then
+    timeout 120 python3 corpus/torchscript/make_models.py "$models" --real > "$logs/make_models.log" 2>&1
+    note "make_models --real: exit $? ($(ls "$models" 2>/dev/null | wc -l) files)"
+  fi
+  for spec in resnet18:float32[1,3,64,64] mobilenet_v2:float32[1,3,64,64] mobilenet_v3_small:float32[1,3,64,64] \
+      squeezenet1_0:float32[1,3,64,64] efficientnet_b0:float32[1,3,64,64] convnext_tiny:float32[1,3,64,64] \
+      vit:float32[1,3,64,64] encoder_layer:float32[2,10,32] encoder_layer_grad:float32[2,10,32] lstm:float32[2,7,12] \
+      conv_bn_relu:float32[1,3,16,16] natives:float32[2,4,6]; do
+    name=${spec%%:*}
+    [ -f "$models/$name.pt" ] || { note "imported $name: no model file"; continue; }
+    have 30 || { note "imported $name: skipped (budget)"; continue; }
+    timeout 120 $bin/gbcheck check "$models/$name.pt" --input "x=${spec#*:}" --device cuda -b gbc -b gbc-cudagraphs -n 2 \
+      > "$logs/imported_$name.log" 2>&1
+    rc=$?
+    note "imported $name: exit $rc | $(grep -E '^  (gbc|gbc-cudagraphs) ' "$logs/imported_$name.log" | sed 's/  */ /g' | cut -c1-140 | tr '\n' '|')"
+    [ $rc -eq 0 ] || grep -v '^\*\*\*' "$logs/imported_$name.log" | tail -8
+  done
+  for spec in torch2_ops:float32[2,5,16] vit:float32[1,3,64,64] natives:float32[2,4,6]; do
+    name=${spec%%:*}
+    have 25 || { note "torch2 corpus $name: skipped (budget)"; continue; }
+    timeout 90 $bin/gbcheck check corpus/torchscript/torch2/$name.pt --input "x=${spec#*:}" \
+      --inputs corpus/torchscript/torch2/$name.inputs.pt --device cuda -b gbc -n 2 > "$logs/torch2_$name.log" 2>&1
+    note "torch2 corpus $name: exit $? | $(grep -E '^  gbc ' "$logs/torch2_$name.log" | sed 's/  */ /g' | cut -c1-140)"
   done
 fi
 
-# Eager and torch.compile on the same workloads, on this machine, after gbc's runs (not beside them).
-if step torch_compile; then
-  if have 120; then
-    timeout 200 python3 bench/torch_compile_bench.py --repeat 100 --json "$logs/torch_compile.json" \
-      > "$logs/torch_compile.log" 2>&1
-    note "torch.compile bench: exit $?"
-    tail -8 "$logs/torch_compile.log"
-  else
-    note "torch.compile bench: skipped (budget)"
-  fi
+# torch.compile's backends through the adapters (configs/backends.yaml) on CUDA.
+if step adapters && [ -x $bin/gbcheck ]; then
+  for m in corpus/examples/mlp.yaml bench/models/cuda/softmax_8192.yaml; do
+    have 60 || { note "adapters $m: skipped (budget)"; continue; }
+    name=$(basename "$m" .yaml)
+    timeout 150 $bin/gbcheck check "$m" --device cuda -b inductor -b cudagraphs -n 2 --json "$logs/adapters_$name.json" \
+      > "$logs/adapters_$name.log" 2>&1
+    rc=$?
+    note "adapters $m: exit $rc | $(grep -E '^  (inductor|cudagraphs) ' "$logs/adapters_$name.log" | sed 's/  */ /g' | cut -c1-140 | tr '\n' '|')"
+    [ $rc -eq 0 ] || grep -v '^\*\*\*' "$logs/adapters_$name.log" | tail -10
+  done
 fi
 
 # nnc (TorchScript's fuser) apart: its failures must not cost gbc's numbers.

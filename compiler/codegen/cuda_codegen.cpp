@@ -1,6 +1,7 @@
 #include "compiler/codegen/cuda_codegen.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 #include "compiler/codegen/c_emitter.h"
@@ -35,6 +36,27 @@ unsigned next_pow2(int64_t v) {
   return p;
 }
 
+// $GBCHECK_CUDA_ROW_ELEMENTS (a power of two from 4 to 64) overrides the cached schedule's
+// elements per thread, for measuring the choice on a GPU (docs/performance.md); 0: not set.
+int row_elements_override() {
+  static const int value = [] {
+    const char* env = std::getenv("GBCHECK_CUDA_ROW_ELEMENTS");
+    if (!env || !*env) return 0;
+    const int v = std::atoi(env);
+    return v >= 4 && v <= 64 && (v & (v - 1)) == 0 ? v : 0;
+  }();
+  return value;
+}
+
+// Elements of each cached input per thread: kCudaCachedRowBytes of registers shared by the cached
+// inputs, a power of two from one vector access (or 4) up to 32.
+int cuda_row_elements(int cached_bytes, int width) {
+  if (const int forced = row_elements_override()) return std::max(forced, width);
+  int elements = 32;
+  while (elements > 4 && cached_bytes > 0 && elements * cached_bytes > kCudaCachedRowBytes) elements /= 2;
+  return std::max(elements, width);
+}
+
 // Writes the CUDA C++ of one kernel (see cuda_codegen.h for the loop shapes).
 class CudaKernelWriter {
  public:
@@ -45,7 +67,8 @@ class CudaKernelWriter {
     std::string out = as_comment(kir::print_kernel(k_));
     // Launch bounds: the registers of the largest block cuda_launch_shape gives, so that launches
     // never fail for want of registers (the compiler spills instead).
-    const unsigned max_threads = k_.kind == kir::KernelKind::Pointwise ? kPointwiseThreads : 1024;
+    const unsigned max_threads =
+        k_.kind == kir::KernelKind::Pointwise ? kPointwiseThreads : cuda_max_row_threads(layout_.elements);
     out += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(max_threads) + ") " + k_.name +
            "(const __grid_constant__ GbcCudaKernelArgs a) {\n";
     out += k_.kind == kir::KernelKind::Pointwise ? pointwise() : reduction();
@@ -146,6 +169,8 @@ class CudaKernelWriter {
       for (int b : layout_.loaded) ix.element[b] = cached_name(b) + "[j].v[e]";
       close = in + "  }\n" + in + "}\n";
     } else {
+      // Unrolled so that four vector loads per thread are in flight (memory-level parallelism).
+      code += in + "#pragma unroll 4\n";
       code += in + "for (int64_t rv = " + from + "(int64_t)threadIdx.x * " + w + "; rv < " + end +
               "; rv += (int64_t)blockDim.x * " + w + ") {\n";
       code += in + "  if (true) {\n";
@@ -349,7 +374,7 @@ class CudaKernelWriter {
       for (int b : layout_.vector_buffers())
         ok += " && gbc_aligned(" + buffer_pointer(b) + ", alignof(" + vec_type(b) + "))";
       out += "  const bool gbc_vec = " + ok + ";\n";
-      out += "  const bool gbc_cached = gbc_vec && inner <= (int64_t)" + std::to_string(kCudaRowItems) + " * blockDim.x;\n";
+      out += "  const bool gbc_cached = gbc_vec && inner <= (int64_t)" + std::to_string(layout_.elements) + " * blockDim.x;\n";
     }
     if (layout_.splittable) {
       out += "  if (a.splits > 1) {\n";
@@ -421,6 +446,10 @@ int cuda_vector_width(const kir::Kernel& kernel) {
   return narrowest == 0 ? 1 : std::min(8, 16 / narrowest);
 }
 
+unsigned cuda_max_row_threads(int elements) {
+  return static_cast<unsigned>(std::clamp(16384 / std::max(elements, 1), 256, 1024));
+}
+
 std::vector<int> CudaRowLayout::vector_buffers() const {
   std::vector<int> all = loaded;
   all.insert(all.end(), stored.begin(), stored.end());
@@ -435,7 +464,7 @@ CudaRowLayout cuda_row_layout(const kir::Kernel& kernel) {
     stored_buffers.insert(s.buffer);
     if (kernel.buffers.at(static_cast<size_t>(s.buffer)).level == kir::Level::Full) full_stores.insert(s.buffer);
   }
-  // Registers for at most this many cached inputs (kCudaRowItems each); the rest are read in place.
+  // Registers for at most this many cached inputs; the rest are read in place.
   constexpr size_t kMaxCachedInputs = 4;
   int narrowest = 0;
   for (size_t k = 0; k < kernel.buffers.size(); ++k) {
@@ -453,6 +482,9 @@ CudaRowLayout cuda_row_layout(const kir::Kernel& kernel) {
     narrowest = narrowest == 0 ? size : std::min(narrowest, size);
   }
   if (narrowest > 0) layout.width = std::min(8, 16 / narrowest);
+  int cached_bytes = 0;
+  for (int b : layout.loaded) cached_bytes += dtype_size(kernel.buffers.at(static_cast<size_t>(b)).dtype);
+  layout.elements = cuda_row_elements(cached_bytes, layout.width);
   layout.splittable = kernel.stages.size() == 1 && kernel.stages[0].combine != kir::Combine::ArgMax && full_stores.empty();
   return layout;
 }
@@ -473,7 +505,12 @@ std::string generate_cuda_source(const std::vector<kir::Kernel>& kernels, const 
   return assemble_translation_unit(parts, kernels, graph_name);
 }
 
-CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernelArgs& args, int multiprocessors) {
+unsigned cuda_split_threads(const kir::Kernel& kernel) {
+  return std::min(kSplitThreads, cuda_max_row_threads(cuda_row_layout(kernel).elements));
+}
+
+CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernelArgs& args, int multiprocessors,
+                                  int split_blocks_per_multiprocessor) {
   const int64_t max_grid = multiprocessors > 0 ? int64_t{multiprocessors} * 32 : 65535;
   CudaLaunchShape shape;
   int64_t blocks = 1;
@@ -484,11 +521,12 @@ CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernel
   } else {
     const int sms = multiprocessors > 0 ? multiprocessors : 1;
     if (args.outer < sms && args.inner >= kSplitMinInner && cuda_row_layout(kernel).splittable) {
-      // Too few rows to fill the device: about four blocks per multiprocessor, each part of a row at
-      // least kSplitMinPart elements.
-      const int64_t splits = std::min<int64_t>((int64_t{4} * sms + args.outer - 1) / args.outer, args.inner / kSplitMinPart);
+      // Too few rows to fill the device: one wave of resident blocks, each part of a row at least
+      // kSplitMinPart elements.
+      const int64_t resident = int64_t{std::max(split_blocks_per_multiprocessor, 1)} * sms;
+      const int64_t splits = std::min<int64_t>((resident + args.outer - 1) / args.outer, args.inner / kSplitMinPart);
       if (splits >= 2) {
-        shape.block_x = kSplitThreads;
+        shape.block_x = cuda_split_threads(kernel);
         shape.splits = splits;
         shape.grid = static_cast<unsigned>(std::clamp<int64_t>(args.outer * splits, 1, max_grid));
         return shape;
@@ -501,9 +539,11 @@ CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernel
       shape.block_x = 32;
       shape.block_y = kRowThreads / 32;
     } else {
-      // About 8 elements per thread (the cached schedule's capacity, kCudaRowItems), at least two
-      // warps and at most 1024 threads per row.
-      shape.block_x = std::min<unsigned>(1024, std::max<unsigned>(64, next_pow2((args.inner + kCudaRowItems - 1) / kCudaRowItems)));
+      // The cached schedule's elements per thread, at least two warps per row and at most the
+      // kernel's launch bound.
+      const int elements = cuda_row_layout(kernel).elements;
+      shape.block_x = std::min<unsigned>(cuda_max_row_threads(elements),
+                                         std::max<unsigned>(64, next_pow2((args.inner + elements - 1) / elements)));
     }
     blocks = (args.outer + shape.block_y - 1) / shape.block_y;
   }

@@ -12,11 +12,15 @@
 //   the result, so later stages and the stores of a softmax- or layer_norm-shaped kernel run in
 //   the same kernel. A thread's elements of the row are reached by one of three schedules, chosen
 //   on the device per call (CudaRowLayout):
-//   * Cached: rows of at most kCudaRowItems elements per thread whose Full-level Contiguous
-//     inputs are aligned: each thread loads its elements of those inputs once, with vector
-//     accesses, into registers that every stage and the stores read (one pass over memory
-//     instead of one per stage), and stores Contiguous outputs with vector accesses;
-//   * Vector: longer rows, aligned: each stage reads V consecutive elements per vector access;
+//   * Cached: rows of at most CudaRowLayout::elements elements per thread (about 128 bytes of
+//     registers across the cached inputs) whose Full-level Contiguous inputs are aligned: each
+//     thread loads its elements of those inputs once, with vector accesses, into registers that
+//     every stage and the stores read (one pass over memory instead of one per stage), and stores
+//     Contiguous outputs with vector accesses. Many elements per thread keep blocks small (256
+//     threads for a row of 8192 floats), so several rows are resident per multiprocessor and one
+//     row's loads overlap another's folds and stores;
+//   * Vector: longer rows, aligned: each stage reads V consecutive elements per vector access,
+//     four accesses in flight per thread (the loop is unrolled);
 //   * Scalar: anything else: element by element.
 //   Few long rows of a one-stage reduction (a sum of a whole tensor) are split: cuda_launch_shape
 //   gives each row `splits` blocks, each folds its part into a workspace, and the last block of
@@ -40,17 +44,21 @@ namespace gbc::codegen {
 /// host scalars for GbcCudaKernelArgs). Such kernels stay on another path.
 std::string cuda_unsupported_reason(const kir::Kernel& kernel);
 
-/// Register capacity of the Cached row schedule: elements of each cached input per thread.
-constexpr int kCudaRowItems = 8;
+/// Register bytes per thread that the Cached row schedule gives its cached inputs together.
+constexpr int kCudaCachedRowBytes = 128;
+/// Threads of a reduction block at most: 16384 elements of a row in registers, at most 1024.
+/// Also the kernels' __launch_bounds__, so that every launch has the registers it needs.
+unsigned cuda_max_row_threads(int elements);
 
 /// Which buffers of a reduction kernel the vector and cached row schedules move as vectors.
 struct CudaRowLayout {
   int width = 1;            // elements per vector access; 1: no vector schedules
+  int elements = 8;         // elements of each cached input per thread (Cached schedule), a power of two
   std::vector<int> loaded;  // Full-level Contiguous inputs (read as vectors; cached in registers)
   std::vector<int> stored;  // Full-level Contiguous outputs that are stored (written as vectors)
   bool splittable = false;  // one non-ArgMax stage and per-row stores only: rows may be split
-  /// Vector steps per thread that fill kCudaRowItems elements.
-  int items() const { return width > 1 ? kCudaRowItems / width : kCudaRowItems; }
+  /// Vector steps per thread that fill `elements`.
+  int items() const { return width > 1 ? elements / width : elements; }
   std::vector<int> vector_buffers() const;
 };
 CudaRowLayout cuda_row_layout(const kir::Kernel& kernel);
@@ -75,11 +83,18 @@ struct CudaLaunchShape {
 };
 /// A launch that meets the kernel's contract for these sizes: 256 threads per block for pointwise
 /// kernels; for reductions a warp or less per row of up to 32 elements (several rows per block), a
-/// warp per row up to 512 elements, then about 8 elements per thread up to 1024 threads; rows of a
+/// warp per row up to 512 elements, then about CudaRowLayout::elements per thread, from 64 threads
+/// up to cuda_max_row_threads; rows of a
 /// splittable kernel fewer than the multiprocessors and of 16384 elements or more get several
-/// blocks each (about four blocks per multiprocessor in all). The grid is capped at 32 blocks per
-/// multiprocessor (the kernels loop).
-CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernelArgs& args, int multiprocessors);
+/// blocks each: as many blocks in all as are resident at once (`split_blocks_per_multiprocessor`
+/// of cuda_split_threads() each, which the runtime asks the driver's occupancy calculator for),
+/// so the parts run in one wave with no tail. The grid is capped at 32 blocks per multiprocessor
+/// (the kernels loop).
+CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernelArgs& args, int multiprocessors,
+                                  int split_blocks_per_multiprocessor = 4);
+
+/// Threads per block of a split row (cuda_launch_shape with splits > 1).
+unsigned cuda_split_threads(const kir::Kernel& kernel);
 
 /// Device bytes a split launch needs in GbcCudaKernelArgs::workspace: the rows' counters (zero
 /// before the first launch; the kernel leaves them zero) and their parts.

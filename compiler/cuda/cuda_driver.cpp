@@ -46,6 +46,7 @@ std::string CudaDriver::load() {
                   bind_symbol(library, cuModuleUnload, "cuModuleUnload") &&
                   bind_symbol(library, cuModuleGetFunction, "cuModuleGetFunction") &&
                   bind_symbol(library, cuFuncSetAttribute, "cuFuncSetAttribute") &&
+                  bind_symbol(library, cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor") &&
                   bind_symbol(library, cuLaunchKernel, "cuLaunchKernel") &&
                   bind_symbol(library, cuMemAlloc, "cuMemAlloc_v2") &&
                   bind_symbol(library, cuMemFree, "cuMemFree_v2") &&

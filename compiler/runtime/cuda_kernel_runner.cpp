@@ -96,11 +96,13 @@ class CudaLauncher {
         multiprocessors_(multiprocessors),
         workspace_(std::make_shared<SplitWorkspace>()) {
     function_ = module_->function(kernel_.name);
+    split_blocks_per_multiprocessor_ = resident_split_blocks();
   }
 
   void operator()(const GbcKernelArgs* args) const {
     GbcCudaKernelArgs cuda = codegen::make_cuda_args(kernel_, *args);
-    const codegen::CudaLaunchShape shape = codegen::cuda_launch_shape(kernel_, cuda, multiprocessors_);
+    const codegen::CudaLaunchShape shape =
+        codegen::cuda_launch_shape(kernel_, cuda, multiprocessors_, split_blocks_per_multiprocessor_);
     if (shape.splits > 1) {
       cuda.splits = shape.splits;
       cuda.workspace = workspace_->reserve(codegen::cuda_split_workspace_bytes(cuda.outer, shape.splits));
@@ -115,9 +117,21 @@ class CudaLauncher {
   }
 
  private:
+  // Blocks of a split launch resident per multiprocessor (registers and shared memory decide);
+  // the parts of split rows fill exactly one wave of them.
+  int resident_split_blocks() const {
+    if (kernel_.kind != kir::KernelKind::Reduction || !codegen::cuda_row_layout(kernel_).splittable) return 4;
+    int blocks = 0;
+    const CudaDriver& driver = CudaDriver::get();
+    const CUresult r = driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, function_, static_cast<int>(codegen::cuda_split_threads(kernel_)), 0);
+    return r == CUDA_SUCCESS && blocks > 0 ? blocks : 4;
+  }
+
   std::shared_ptr<CudaModule> module_;  // shared by the module's launchers; unloaded with the last
   kir::Kernel kernel_;
   int multiprocessors_;
+  int split_blocks_per_multiprocessor_ = 4;
   std::shared_ptr<SplitWorkspace> workspace_;  // shared by the copies of this launcher
   CUfunction function_ = nullptr;
 };

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "harness/adapters/adapter_frames.h"
+#include "harness/adapters/adapter_python.h"
 #include "harness/adapters/adapter_process.h"
 
 namespace gbc {
@@ -23,7 +24,7 @@ std::vector<long> version_numbers(const std::string& v) {
 }
 
 std::string probe_once(const AdapterSpec& spec) {
-  std::vector<std::string> argv = spec.command;
+  std::vector<std::string> argv = with_adapter_python(spec.command);
   argv.push_back("--probe");
   for (const auto& m : spec.requires.python_modules) argv.push_back(m);
   std::unique_ptr<AdapterProcess> p;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "harness/adapters/adapter_frames.h"
+#include "harness/adapters/adapter_python.h"
 
 namespace gbc {
 namespace {
@@ -51,7 +52,7 @@ AdapterSession::AdapterSession(const AdapterSpec& spec, const nlohmann::json& he
   size_t memory = 0;
   if (spec.memory_mb > 0 && hello.value("device", "cpu") != "cuda") memory = static_cast<size_t>(spec.memory_mb) << 20;
   try {
-    process_ = AdapterProcess::start(spec.command, memory);
+    process_ = AdapterProcess::start(with_adapter_python(spec.command), memory);
   } catch (const std::runtime_error& e) {
     throw AdapterFailure(AdapterFailure::Kind::Start, "adapter " + spec.name + " did not start: " + e.what(), "");
   }

@@ -20,7 +20,7 @@ struct AdapterRequirements {
 struct AdapterSpec {
   std::string name;
   std::string description;
-  std::vector<std::string> command;  // program, then its arguments; placeholders resolved
+  std::vector<std::string> command;  // program, then its arguments; {here} resolved, {python} when started
   double timeout_s = 120;            // for each answer (a compile included)
   double startup_timeout_s = 120;    // for the adapter's hello (importing torch is slow)
   int64_t memory_mb = 16384;         // RLIMIT_DATA of the adapter on the CPU; 0 = no limit

@@ -54,11 +54,11 @@ const std::vector<ConfigKey<BackendEntry>>& entry_keys() {
   return keys;
 }
 
+// {here} is resolved now; {python} when the adapter starts (with_adapter_python), since finding
+// it may start a python, a cost that only a run using an adapter should pay.
 std::string substitute(std::string s, const std::string& here) {
-  const char* py = std::getenv("GBCHECK_PYTHON");
-  const std::string python = py && *py ? py : "/usr/bin/python3";
-  for (const auto& [key, value] : {std::pair<std::string, std::string>{"{here}", here}, {"{python}", python}})
-    for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + value.size())) s.replace(at, key.size(), value);
+  const std::string key = "{here}";
+  for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + here.size())) s.replace(at, key.size(), here);
   return s;
 }
 

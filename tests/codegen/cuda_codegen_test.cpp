@@ -85,7 +85,8 @@ TEST(CudaCodegen, CompileErrorsReturnNvrtcsLog) {
 TEST(CudaCodegen, RowLayoutsNameTheVectorBuffersAndSplittableKernels) {
   const CudaRowLayout softmax = cuda_row_layout(testing::softmax_kernel());
   EXPECT_EQ(softmax.width, 4);
-  EXPECT_EQ(softmax.items(), 2);
+  EXPECT_EQ(softmax.elements, 32) << "128 bytes of registers for the one cached float32 input";
+  EXPECT_EQ(softmax.items(), 8);
   EXPECT_EQ(softmax.loaded, std::vector<int>{0});
   EXPECT_EQ(softmax.stored, std::vector<int>{1});
   EXPECT_FALSE(softmax.splittable);
@@ -95,6 +96,12 @@ TEST(CudaCodegen, RowLayoutsNameTheVectorBuffersAndSplittableKernels) {
   EXPECT_TRUE(mean.splittable);
   EXPECT_TRUE(mean.stored.empty()) << "per-row outputs are stored once per row";
   EXPECT_FALSE(cuda_row_layout(testing::argmax_kernel(DType::Float32)).splittable) << "argmax folds (value, index)";
+  kir::Kernel two_inputs = testing::softmax_kernel();
+  two_inputs.buffers.push_back(testing::buffer("z", DType::Float32, false));
+  EXPECT_EQ(cuda_row_layout(two_inputs).elements, 16) << "two cached inputs share the registers";
+  EXPECT_EQ(cuda_row_layout(testing::layer_norm_kernel(4)).elements, 32) << "w and b are not cached (affine)";
+  EXPECT_EQ(cuda_max_row_threads(32), 512u);
+  EXPECT_EQ(cuda_max_row_threads(8), 1024u);
   EXPECT_FALSE(cuda_row_layout(testing::int_reduce_kernel()).splittable) << "four stages";
   EXPECT_EQ(cuda_row_layout(testing::half_kernel()).width, 1) << "pointwise kernels have no row layout";
   const std::string split = generate_cuda_kernel(testing::mean_kernel());
@@ -158,12 +165,24 @@ TEST(CudaCodegen, LaunchShapesMeetTheReductionContract) {
       SCOPED_TRACE("inner " + std::to_string(inner) + " outer " + std::to_string(outer));
       EXPECT_TRUE((x <= 32 && (x & (x - 1)) == 0) || (x % 32 == 0 && x <= 1024 && y == 1)) << x << " x " << y;
       EXPECT_EQ((x * y) % 32, 0u);
-      EXPECT_LE(x * y, 1024u);
+      EXPECT_LE(x * y, cuda_max_row_threads(cuda_row_layout(softmax).elements)) << "within the launch bound";
       EXPECT_GE(s.grid, 1u);
       EXPECT_LE(s.grid, 132u * 32);
-      if (inner > 32) EXPECT_GE(x, 32u) << "a warp or more per long row";
+      if (inner > 32) {
+        EXPECT_GE(x, 32u) << "a warp or more per long row";
+      }
     }
   }
+  // Rows that fit the cached schedule get about 32 elements per thread: small blocks, several rows
+  // resident per multiprocessor.
+  GbcCudaKernelArgs rows{};
+  rows.outer = 8192;
+  rows.inner = 8192;
+  EXPECT_EQ(cuda_launch_shape(softmax, rows, 132).block_x, 256u);
+  rows.inner = 1000;
+  EXPECT_EQ(cuda_launch_shape(softmax, rows, 132).block_x, 64u) << "two warps at least";
+  rows.inner = 1 << 20;
+  EXPECT_EQ(cuda_launch_shape(softmax, rows, 132).block_x, 512u) << "long rows: the launch bound";
   // A sum of a whole tensor (one long row) is split over the device: 4 blocks per multiprocessor.
   const kir::Kernel mean = testing::mean_kernel();
   GbcCudaKernelArgs whole{};
@@ -171,6 +190,8 @@ TEST(CudaCodegen, LaunchShapesMeetTheReductionContract) {
   whole.inner = int64_t{1} << 26;
   CudaLaunchShape split = cuda_launch_shape(mean, whole, 132);
   EXPECT_EQ(split.splits, 4 * 132);
+  EXPECT_EQ(cuda_launch_shape(mean, whole, 132, 2).splits, 2 * 132) << "one wave of the blocks that fit";
+  EXPECT_EQ(cuda_split_threads(mean), 512u);
   EXPECT_EQ(split.grid, 4u * 132);
   EXPECT_EQ(split.block_y, 1u);
   EXPECT_GE(cuda_split_workspace_bytes(1, split.splits), 16u + 8u * 4 * 132);
