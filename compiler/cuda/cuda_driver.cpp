@@ -2,18 +2,10 @@
 
 #include <dlfcn.h>
 
+#include "compiler/cuda/bind_symbol.h"
 #include "compiler/support/log.h"
 
 namespace gbc {
-namespace {
-
-template <typename F>
-bool bind(void* library, F*& slot, const char* symbol) {
-  slot = reinterpret_cast<F*>(dlsym(library, symbol));
-  return slot != nullptr;
-}
-
-}  // namespace
 
 CudaDriver& CudaDriver::get() {
   static CudaDriver driver;
@@ -40,45 +32,45 @@ std::string CudaDriver::load() {
   }
   // Symbol names follow the #defines at the top of CUDA 13's cuda.h (legacy default stream, i.e.
   // no _ptsz/_ptds variants). cuGraphInstantiate maps to cuGraphInstantiateWithFlags there.
-  const bool ok = bind(library, cuInit, "cuInit") &&
-                  bind(library, cuDriverGetVersion, "cuDriverGetVersion") &&
-                  bind(library, cuDeviceGet, "cuDeviceGet") &&
-                  bind(library, cuDeviceGetCount, "cuDeviceGetCount") &&
-                  bind(library, cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
-                  bind(library, cuDeviceGetName, "cuDeviceGetName") &&
-                  bind(library, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
-                  bind(library, cuCtxGetCurrent, "cuCtxGetCurrent") &&
-                  bind(library, cuCtxSetCurrent, "cuCtxSetCurrent") &&
-                  bind(library, cuCtxSynchronize, "cuCtxSynchronize") &&
-                  bind(library, cuModuleLoadDataEx, "cuModuleLoadDataEx") &&
-                  bind(library, cuModuleUnload, "cuModuleUnload") &&
-                  bind(library, cuModuleGetFunction, "cuModuleGetFunction") &&
-                  bind(library, cuFuncSetAttribute, "cuFuncSetAttribute") &&
-                  bind(library, cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor") &&
-                  bind(library, cuLaunchKernel, "cuLaunchKernel") &&
-                  bind(library, cuMemAlloc, "cuMemAlloc_v2") &&
-                  bind(library, cuMemFree, "cuMemFree_v2") &&
-                  bind(library, cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
-                  bind(library, cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
-                  bind(library, cuMemsetD8, "cuMemsetD8_v2") &&
-                  bind(library, cuStreamCreate, "cuStreamCreate") &&
-                  bind(library, cuStreamDestroy, "cuStreamDestroy_v2") &&
-                  bind(library, cuStreamSynchronize, "cuStreamSynchronize") &&
-                  bind(library, cuStreamBeginCapture, "cuStreamBeginCapture_v2") &&
-                  bind(library, cuStreamEndCapture, "cuStreamEndCapture") &&
-                  bind(library, cuGraphInstantiate, "cuGraphInstantiateWithFlags") &&
-                  bind(library, cuGraphLaunch, "cuGraphLaunch") &&
-                  bind(library, cuGraphExecDestroy, "cuGraphExecDestroy") &&
-                  bind(library, cuGraphDestroy, "cuGraphDestroy") &&
-                  bind(library, cuEventCreate, "cuEventCreate") &&
-                  bind(library, cuEventRecord, "cuEventRecord") &&
-                  bind(library, cuEventSynchronize, "cuEventSynchronize") &&
+  const bool ok = bind_symbol(library, cuInit, "cuInit") &&
+                  bind_symbol(library, cuDriverGetVersion, "cuDriverGetVersion") &&
+                  bind_symbol(library, cuDeviceGet, "cuDeviceGet") &&
+                  bind_symbol(library, cuDeviceGetCount, "cuDeviceGetCount") &&
+                  bind_symbol(library, cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
+                  bind_symbol(library, cuDeviceGetName, "cuDeviceGetName") &&
+                  bind_symbol(library, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+                  bind_symbol(library, cuCtxGetCurrent, "cuCtxGetCurrent") &&
+                  bind_symbol(library, cuCtxSetCurrent, "cuCtxSetCurrent") &&
+                  bind_symbol(library, cuCtxSynchronize, "cuCtxSynchronize") &&
+                  bind_symbol(library, cuModuleLoadDataEx, "cuModuleLoadDataEx") &&
+                  bind_symbol(library, cuModuleUnload, "cuModuleUnload") &&
+                  bind_symbol(library, cuModuleGetFunction, "cuModuleGetFunction") &&
+                  bind_symbol(library, cuFuncSetAttribute, "cuFuncSetAttribute") &&
+                  bind_symbol(library, cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor") &&
+                  bind_symbol(library, cuLaunchKernel, "cuLaunchKernel") &&
+                  bind_symbol(library, cuMemAlloc, "cuMemAlloc_v2") &&
+                  bind_symbol(library, cuMemFree, "cuMemFree_v2") &&
+                  bind_symbol(library, cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
+                  bind_symbol(library, cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
+                  bind_symbol(library, cuMemsetD8, "cuMemsetD8_v2") &&
+                  bind_symbol(library, cuStreamCreate, "cuStreamCreate") &&
+                  bind_symbol(library, cuStreamDestroy, "cuStreamDestroy_v2") &&
+                  bind_symbol(library, cuStreamSynchronize, "cuStreamSynchronize") &&
+                  bind_symbol(library, cuStreamBeginCapture, "cuStreamBeginCapture_v2") &&
+                  bind_symbol(library, cuStreamEndCapture, "cuStreamEndCapture") &&
+                  bind_symbol(library, cuGraphInstantiate, "cuGraphInstantiateWithFlags") &&
+                  bind_symbol(library, cuGraphLaunch, "cuGraphLaunch") &&
+                  bind_symbol(library, cuGraphExecDestroy, "cuGraphExecDestroy") &&
+                  bind_symbol(library, cuGraphDestroy, "cuGraphDestroy") &&
+                  bind_symbol(library, cuEventCreate, "cuEventCreate") &&
+                  bind_symbol(library, cuEventRecord, "cuEventRecord") &&
+                  bind_symbol(library, cuEventSynchronize, "cuEventSynchronize") &&
                   // CUDA 13 maps cuEventElapsedTime to _v2 (12.8+); older drivers have the plain one.
-                  (bind(library, cuEventElapsedTime, "cuEventElapsedTime_v2") ||
-                   bind(library, cuEventElapsedTime, "cuEventElapsedTime")) &&
-                  bind(library, cuEventDestroy, "cuEventDestroy_v2") &&
-                  bind(library, cuGetErrorName, "cuGetErrorName") &&
-                  bind(library, cuGetErrorString, "cuGetErrorString");
+                  (bind_symbol(library, cuEventElapsedTime, "cuEventElapsedTime_v2") ||
+                   bind_symbol(library, cuEventElapsedTime, "cuEventElapsedTime")) &&
+                  bind_symbol(library, cuEventDestroy, "cuEventDestroy_v2") &&
+                  bind_symbol(library, cuGetErrorName, "cuGetErrorName") &&
+                  bind_symbol(library, cuGetErrorString, "cuGetErrorString");
   if (!ok) {
     const char* error = dlerror();
     return std::string("libcuda.so.1 is too old (needs a CUDA 12+ driver): ") +

@@ -8,16 +8,11 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "compiler/cuda/bind_symbol.h"
 #include "compiler/support/log.h"
 
 namespace gbc {
 namespace {
-
-template <typename F>
-bool bind(void* library, F*& slot, const char* symbol) {
-  slot = reinterpret_cast<F*>(dlsym(library, symbol));
-  return slot != nullptr;
-}
 
 // Sorted descending so versioned names (libnvrtc.so.13) come before the bare dev symlink.
 std::vector<std::string> glob_paths(const std::string& pattern) {
@@ -98,17 +93,17 @@ std::string NvrtcCompiler::try_load(const std::string& path) {
     const char* error = dlerror();
     return error ? error : path + ": dlopen failed";
   }
-  const bool ok = bind(library, nvrtcGetErrorString_, "nvrtcGetErrorString") &&
-                  bind(library, nvrtcVersion_, "nvrtcVersion") &&
-                  bind(library, nvrtcCreateProgram_, "nvrtcCreateProgram") &&
-                  bind(library, nvrtcDestroyProgram_, "nvrtcDestroyProgram") &&
-                  bind(library, nvrtcCompileProgram_, "nvrtcCompileProgram") &&
-                  bind(library, nvrtcGetPTXSize_, "nvrtcGetPTXSize") &&
-                  bind(library, nvrtcGetPTX_, "nvrtcGetPTX") &&
-                  bind(library, nvrtcGetCUBINSize_, "nvrtcGetCUBINSize") &&
-                  bind(library, nvrtcGetCUBIN_, "nvrtcGetCUBIN") &&
-                  bind(library, nvrtcGetProgramLogSize_, "nvrtcGetProgramLogSize") &&
-                  bind(library, nvrtcGetProgramLog_, "nvrtcGetProgramLog");
+  const bool ok = bind_symbol(library, nvrtcGetErrorString_, "nvrtcGetErrorString") &&
+                  bind_symbol(library, nvrtcVersion_, "nvrtcVersion") &&
+                  bind_symbol(library, nvrtcCreateProgram_, "nvrtcCreateProgram") &&
+                  bind_symbol(library, nvrtcDestroyProgram_, "nvrtcDestroyProgram") &&
+                  bind_symbol(library, nvrtcCompileProgram_, "nvrtcCompileProgram") &&
+                  bind_symbol(library, nvrtcGetPTXSize_, "nvrtcGetPTXSize") &&
+                  bind_symbol(library, nvrtcGetPTX_, "nvrtcGetPTX") &&
+                  bind_symbol(library, nvrtcGetCUBINSize_, "nvrtcGetCUBINSize") &&
+                  bind_symbol(library, nvrtcGetCUBIN_, "nvrtcGetCUBIN") &&
+                  bind_symbol(library, nvrtcGetProgramLogSize_, "nvrtcGetProgramLogSize") &&
+                  bind_symbol(library, nvrtcGetProgramLog_, "nvrtcGetProgramLog");
   int major = 0;
   int minor = 0;
   if (!ok || nvrtcVersion_(&major, &minor) != NVRTC_SUCCESS) {

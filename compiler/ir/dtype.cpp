@@ -63,9 +63,9 @@ bool is_floating(DType d) {
 }
 bool is_integral(DType d) { return !is_floating(d) && d != DType::Bool; }
 
-DType compute_dtype(DType d) {
-  return (d == DType::Float16 || d == DType::BFloat16) ? DType::Float32 : d;
-}
+bool is_reduced_float(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
+
+DType compute_dtype(DType d) { return is_reduced_float(d) ? DType::Float32 : d; }
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;

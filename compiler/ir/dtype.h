@@ -31,6 +31,8 @@ std::string_view dtype_c_type(DType dtype);
 bool is_floating(DType dtype);
 bool is_integral(DType dtype);  // bool excluded
 int dtype_size(DType dtype);
+/// Float16 and BFloat16: the types that compute in float32 (compute_dtype).
+bool is_reduced_float(DType dtype);
 /// Float16 and BFloat16 compute in float32 (as ATen's CPU kernels do); others compute as stored.
 DType compute_dtype(DType dtype);
 

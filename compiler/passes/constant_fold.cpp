@@ -13,8 +13,6 @@
 namespace gbc {
 namespace {
 
-bool is_reduced_float(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
-
 // One operand of an elementwise node: a number written in the model, or the (single) element of a
 // constant tensor, exact in its dtype.
 struct Operand {

@@ -11,8 +11,6 @@
 namespace gbc {
 namespace {
 
-bool is_reduced_float(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
-
 Arg num(double v) { return Arg::number(Scalar::from_float(v)); }
 Arg num_int(int64_t v) { return Arg::number(Scalar::from_int(v)); }
 Arg val(ValueId v) { return Arg::of(v); }

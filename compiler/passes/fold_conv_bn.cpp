@@ -8,8 +8,6 @@
 namespace gbc {
 namespace {
 
-Arg val(ValueId v) { return Arg::of(v); }
-
 void count_uses(const Block& block, std::map<ValueId, int>& uses) {
   for (const Node& n : block.nodes) {
     for (const Arg& a : n.args)
@@ -19,9 +17,9 @@ void count_uses(const Block& block, std::map<ValueId, int>& uses) {
   for (ValueId v : block.results) ++uses[v];
 }
 
-class Folder {
+class ConvBnFolder {
  public:
-  explicit Folder(Graph& graph) : g_(graph) {
+  explicit ConvBnFolder(Graph& graph) : g_(graph) {
     for (ValueId v : g_.outputs) ++uses_[v];
     count_uses(g_.body, uses_);
   }
@@ -82,18 +80,18 @@ class Folder {
       return out.back().output();
     };
     const ValueId gamma = bn.args[1].value, beta = bn.args[2].value, mean = bn.args[3].value, var = bn.args[4].value;
-    ValueId ve = emit(OpId::Add, {val(var), Arg::number(Scalar::from_float(bn.attr_float("eps", 1e-5)))}, {}, "var_eps");
-    ValueId scale = emit(OpId::Mul, {val(emit(OpId::Rsqrt, {val(ve)}, {}, "rstd")), val(gamma)}, {}, "scale");
-    ValueId shift = emit(OpId::Sub, {val(beta), val(emit(OpId::Mul, {val(mean), val(scale)}, {}, "mean_scaled"))}, {}, "shift");
+    ValueId ve = emit(OpId::Add, {Arg::of(var), Arg::number(Scalar::from_float(bn.attr_float("eps", 1e-5)))}, {}, "var_eps");
+    ValueId scale = emit(OpId::Mul, {Arg::of(emit(OpId::Rsqrt, {Arg::of(ve)}, {}, "rstd")), Arg::of(gamma)}, {}, "scale");
+    ValueId shift = emit(OpId::Sub, {Arg::of(beta), Arg::of(emit(OpId::Mul, {Arg::of(mean), Arg::of(scale)}, {}, "mean_scaled"))}, {}, "shift");
     const SymShape& ws = g_.type(conv.args[1].value).shape;
     SymShape per_out_channel(ws.size(), DimExpr(1));
     per_out_channel[0] = ws[0];
-    ValueId scale_w = emit(OpId::Reshape, {val(scale)}, {{"shape", per_out_channel}}, "scale_w");
-    ValueId weight = emit(OpId::Mul, {conv.args[1], val(scale_w)}, {}, "folded_weight");
+    ValueId scale_w = emit(OpId::Reshape, {Arg::of(scale)}, {{"shape", per_out_channel}}, "scale_w");
+    ValueId weight = emit(OpId::Mul, {conv.args[1], Arg::of(scale_w)}, {}, "folded_weight");
     ValueId bias = shift;
     if (conv.args.size() == 3)
-      bias = emit(OpId::Add, {val(emit(OpId::Mul, {conv.args[2], val(scale)}, {}, "bias_scaled")), val(shift)}, {}, "folded_bias");
-    out.push_back(make_node_into(g_, bn.output(), OpId::Conv2d, {conv.args[0], val(weight), val(bias)}, conv.attrs, conv.loc));
+      bias = emit(OpId::Add, {Arg::of(emit(OpId::Mul, {conv.args[2], Arg::of(scale)}, {}, "bias_scaled")), Arg::of(shift)}, {}, "folded_bias");
+    out.push_back(make_node_into(g_, bn.output(), OpId::Conv2d, {conv.args[0], Arg::of(weight), Arg::of(bias)}, conv.attrs, conv.loc));
     return out;
   }
 
@@ -105,7 +103,7 @@ class Folder {
 
 Graph fold_conv_bn(const Graph& graph) {
   Graph g = graph;
-  Folder(g).rewrite(g.body);
+  ConvBnFolder(g).rewrite(g.body);
   return g;
 }
 

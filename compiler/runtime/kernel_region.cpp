@@ -7,6 +7,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/kernel/specialize.h"
 #include "compiler/runtime/aten_region.h"
+#include "compiler/runtime/backend_device.h"
 #include "compiler/runtime/extern_call.h"
 #include "compiler/runtime/kernel_plan.h"
 #include "compiler/runtime/param_cache.h"
@@ -283,8 +284,7 @@ std::unique_ptr<RegionExecutable> make_kernel_region(const Graph& region, Compil
   // Asked only for graphs that hold float16/bfloat16 values: the probe's first run on a device
   // costs ATen's kernel loads there (about 0.3 s on CUDA), which a float32 graph need not pay.
   if (holds_reduced_floats(region))
-    popt.half_numbers_in_float32 =
-        aten_semantics(ctx.options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU)).half_numbers_in_float32;
+    popt.half_numbers_in_float32 = aten_semantics(backend_device(ctx.options)).half_numbers_in_float32;
   std::optional<InjectedFault> fault = parse_fault(ctx.options.inject_fault);
   GBC_INTERNAL_ASSERT(fault.has_value(), "unknown fault '" + ctx.options.inject_fault + "' reached the compiler");
   popt.fault = *fault;

@@ -12,6 +12,7 @@
 #include "compiler/cuda/cuda_driver.h"
 #include "compiler/cuda/cuda_event.h"
 #include "compiler/passes/effects.h"
+#include "compiler/runtime/backend_device.h"
 #include "compiler/runtime/graph_runtime.h"
 #include "harness/bench/reused_allocations.h"
 #include "harness/inputs/input_generator.h"
@@ -214,7 +215,7 @@ BenchReport run_bench(const Model& model, const BenchOptions& o) {
   rep.eager_threads = at::get_num_threads();
   rep.kernel_threads = gbc_kernel_threads();
 
-  c10::Device device = o.backend_options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  c10::Device device = backend_device(o.backend_options);
   InputGenerator gen(model, device);
   TestCase tc = gen.make_case(o.case_index);
   rep.dims = tc.dims;

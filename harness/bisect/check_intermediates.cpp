@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "compiler/runtime/backend_device.h"
 #include "harness/inputs/input_generator.h"
 #include "oracles/error_stats.h"
 
@@ -29,7 +30,7 @@ std::string exact(double v) {
 
 std::vector<BackendIntermediates> check_intermediates(const Model& model, const RunOptions& opt) {
   std::vector<BackendIntermediates> out;
-  const c10::Device device = opt.backend_options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  const c10::Device device = backend_device(opt.backend_options);
   InputGenerator gen(model, device);
   const int first = opt.only_case.value_or(0);
   const int end = opt.only_case ? first + 1 : opt.cases + static_cast<int>(opt.given_cases.size());

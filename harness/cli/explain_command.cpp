@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "compiler/aten/eager_executor.h"
+#include "compiler/runtime/backend_device.h"
 #include "compiler/runtime/graph_runtime.h"
 #include "compiler/runtime/runtime_events.h"
 #include "compiler/support/trace.h"
@@ -50,7 +51,7 @@ Explained explain_backend(const Model& model, const RunOptions& opt, const std::
   std::unique_ptr<Backend> backend = make_backend(name);
   GBC_INTERNAL_ASSERT(backend != nullptr, "unvalidated backend " + name);
   backend->prepare(model.graph, opt.backend_options);
-  c10::Device device = opt.backend_options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  c10::Device device = backend_device(opt.backend_options);
   InputGenerator gen(model, device);
   const int first = opt.only_case.value_or(0);
   const int end = opt.only_case ? first + 1 : opt.cases;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "compiler/runtime/backend_device.h"
 #include "compiler/support/hash.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/model/model_writer.h"
@@ -19,10 +20,6 @@ struct NondeterministicCheck {
   std::string note;
 };
 struct CheckBudgetSpent {};
-
-c10::Device device_of(const BackendOptions& options) {
-  return options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
-}
 
 std::string tensor_key(const at::Tensor& t) {
   at::Tensor c = t.contiguous().cpu();
@@ -475,7 +472,7 @@ void reduce_within_budget(const Model& model, const ReduceOptions& options, cons
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
 
   // The failing case: the first case (or --case) on which one of the backends fails, twice alike.
-  InputGenerator gen(model, device_of(options.backend_options));
+  InputGenerator gen(model, backend_device(options.backend_options));
   const int drawn = options.generated_cases >= 0 ? options.generated_cases : model.check.cases;
   std::vector<int> cases;
   if (options.only_case) cases.push_back(*options.only_case);
@@ -565,7 +562,7 @@ void reduce_within_budget(const Model& model, const ReduceOptions& options, cons
     replaying.on_progress = nullptr;
     ReduceResult scratch;
     Reducer replay(replaying, config, *backend_info(result.backend, options), scratch);
-    InputGenerator drawn(best.model, device_of(options.backend_options));
+    InputGenerator drawn(best.model, backend_device(options.backend_options));
     try {
       for (int k = 0; k < std::min(best.model.check.cases, config.replay_cases); ++k) {
         TestCase tc = drawn.make_case(k);

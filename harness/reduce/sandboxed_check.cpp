@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "compiler/aten/eager_executor.h"
+#include "compiler/runtime/backend_device.h"
 #include "harness/adapters/adapter_backend.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/report/json_report.h"
@@ -13,14 +14,10 @@
 namespace gbc {
 namespace {
 
-c10::Device device_of(const BackendOptions& options) {
-  return options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
-}
-
 // Runs in the child: the check of one case, as a JSON outcome.
 nlohmann::json judge_case(const Model& model, const std::vector<at::Tensor>& inputs, const CaseCheck& check) {
   const JudgePlan plan = make_judge_plan(model);
-  const c10::Device device = device_of(check.backend_options);
+  const c10::Device device = backend_device(check.backend_options);
   std::unique_ptr<Backend> reference =
       check.reference ? prepare_path(*check.reference, model.graph, check.backend_options) : nullptr;
   const std::string reference_name = check.reference ? check.reference->name : "eager";

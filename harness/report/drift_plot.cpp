@@ -9,23 +9,14 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "compiler/support/markup_escape.h"
+
 namespace gbc {
 namespace {
 
 constexpr double kWidth = 720, kHeight = 420, kLeft = 70, kRight = 20, kTop = 40, kBottom = 50;
 // Errors below this fraction of the tolerance are drawn at the floor (a log axis has no zero).
 constexpr double kFloor = 1e-6;
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
-  }
-  return out;
-}
 
 std::string fmt(double v) {
   char buf[32];
@@ -66,7 +57,7 @@ std::string drift_plot_svg(const std::string& title, const std::vector<DriftSeri
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
     << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  o << "<text x=\"" << kLeft << "\" y=\"24\" font-size=\"14\">" << escape(title) << "</text>\n";
+  o << "<text x=\"" << kLeft << "\" y=\"24\" font-size=\"14\">" << markup_escape(title, Markup::Html) << "</text>\n";
   for (double e = lo_exp; e <= hi_exp; e += 1) {
     const double y = y_of(std::pow(10.0, e));
     o << "<line x1=\"" << kLeft << "\" x2=\"" << kWidth - kRight << "\" y1=\"" << fmt(y) << "\" y2=\"" << fmt(y)

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "compiler/ir/op_schema.h"
+#include "compiler/runtime/backend_device.h"
 #include "compiler/support/trace.h"
 #include "harness/inputs/input_generator.h"
 #include "harness/inputs/saved_cases.h"
@@ -244,7 +245,7 @@ CheckReport run_check(const Model& model, const RunOptions& opt) {
   const JudgePlan plan = make_judge_plan(model);
   CheckReport rep = start_report(model, opt);
 
-  c10::Device device = opt.backend_options.device == "cuda" ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  c10::Device device = backend_device(opt.backend_options);
   InputGenerator gen(model, device);
   std::unique_ptr<Backend> reference;
   if (opt.reference != "eager") {
