@@ -48,6 +48,9 @@ int row_elements_override() {
   return value;
 }
 
+// Threads per block of a split row: kSplitThreads within the kernel's launch bound.
+unsigned split_threads(const CudaRowLayout& layout) { return std::min(kSplitThreads, cuda_max_row_threads(layout.elements)); }
+
 // Elements of each cached input per thread: kCudaCachedRowBytes of registers shared by the cached
 // inputs, a power of two from one vector access (or 4) up to 32.
 int cuda_row_elements(int cached_bytes, int width) {
@@ -505,9 +508,7 @@ std::string generate_cuda_source(const std::vector<kir::Kernel>& kernels, const 
   return assemble_translation_unit(parts, kernels, graph_name);
 }
 
-unsigned cuda_split_threads(const kir::Kernel& kernel) {
-  return std::min(kSplitThreads, cuda_max_row_threads(cuda_row_layout(kernel).elements));
-}
+unsigned cuda_split_threads(const kir::Kernel& kernel) { return split_threads(cuda_row_layout(kernel)); }
 
 CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernelArgs& args, int multiprocessors,
                                   int split_blocks_per_multiprocessor) {
@@ -520,13 +521,14 @@ CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernel
     blocks = (args.numel + per_block - 1) / per_block;
   } else {
     const int sms = multiprocessors > 0 ? multiprocessors : 1;
-    if (args.outer < sms && args.inner >= kSplitMinInner && cuda_row_layout(kernel).splittable) {
+    const CudaRowLayout layout = cuda_row_layout(kernel);  // once per launch: it walks the buffers
+    if (args.outer < sms && args.inner >= kSplitMinInner && layout.splittable) {
       // Too few rows to fill the device: one wave of resident blocks, each part of a row at least
       // kSplitMinPart elements.
       const int64_t resident = int64_t{std::max(split_blocks_per_multiprocessor, 1)} * sms;
       const int64_t splits = std::min<int64_t>((resident + args.outer - 1) / args.outer, args.inner / kSplitMinPart);
       if (splits >= 2) {
-        shape.block_x = cuda_split_threads(kernel);
+        shape.block_x = split_threads(layout);
         shape.splits = splits;
         shape.grid = static_cast<unsigned>(std::clamp<int64_t>(args.outer * splits, 1, max_grid));
         return shape;
@@ -541,7 +543,7 @@ CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernel
     } else {
       // The cached schedule's elements per thread, at least two warps per row and at most the
       // kernel's launch bound.
-      const int elements = cuda_row_layout(kernel).elements;
+      const int elements = layout.elements;
       shape.block_x = std::min<unsigned>(cuda_max_row_threads(elements),
                                          std::max<unsigned>(64, next_pow2((args.inner + elements - 1) / elements)));
     }

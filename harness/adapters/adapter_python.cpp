@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <filesystem>
 #include <sstream>
 #include <vector>
 
