@@ -3,7 +3,10 @@
 // ATen (one thread, fresh outputs as eager allocates them) and a memcpy of as many bytes into a
 // touched buffer; prints a table of medians and each pipeline's largest difference from eager.
 //
-//   build/bin/halide_bench [--repeat N]        (docs/performance.md, "The Halide reference")
+//   build/bin/halide_bench [--repeat N] [--clock wall|cpu]   (docs/performance.md, "The Halide reference")
+//
+// --clock cpu times by the process's CPU time, as `gbcheck bench --clock cpu` does: steadier than
+// wall time on a loaded machine, and a fair measure here since everything runs on one thread.
 //
 // The schedules do what issue 19 found makes Halide fast: every row reduction split across 16
 // vector lanes (rfactor) and finished once per row, the row kept in a small scratch buffer between
@@ -14,6 +17,7 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <Halide.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -29,13 +33,22 @@ namespace {
 using namespace Halide;
 using Clock = std::chrono::steady_clock;
 
+bool cpu_clock = false;  // --clock cpu
+
+double now_ms() {
+  if (!cpu_clock) return std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count();
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
 double median_ms(const std::function<void()>& run, int repeat) {
   for (int i = 0; i < 2; ++i) run();  // warm-up: JIT compile, first touch
   std::vector<double> times;
   for (int i = 0; i < repeat; ++i) {
-    auto start = Clock::now();
+    const double start = now_ms();
     run();
-    times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    times.push_back(now_ms() - start);
   }
   std::sort(times.begin(), times.end());
   return times.size() % 2 ? times[times.size() / 2] : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
@@ -282,8 +295,11 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--clock") == 0 && i + 1 < argc &&
+               (std::strcmp(argv[i + 1], "wall") == 0 || std::strcmp(argv[i + 1], "cpu") == 0)) {
+      cpu_clock = std::strcmp(argv[++i], "cpu") == 0;
     } else {
-      std::fprintf(stderr, "usage: %s [--repeat N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--repeat N] [--clock wall|cpu]\n", argv[0]);
       return 2;
     }
   }
@@ -291,9 +307,9 @@ int main(int argc, char** argv) {
   at::manual_seed(0);
   const Target target = get_jit_target_from_environment();
   std::printf("Halide 14, target %s; LibTorch eager on %d thread, Halide pipelines on one (no parallel loops); "
-              "median of %d after 2 warm-up runs\n",
+              "median of %d after 2 warm-up runs%s\n",
               target.to_string().c_str(),
-              at::get_num_threads(), repeat);
+              at::get_num_threads(), repeat, cpu_clock ? ", process CPU time" : "");
   std::printf("| workload | eager ms | Halide ms | memcpy ms | Halide GB/s | max |Halide - eager| |\n|---|---:|---:|---:|---:|---:|\n");
   for (auto make : {chain, softmax, layer_norm, masked_scores, epilogue}) {
     Workload w = make(target);

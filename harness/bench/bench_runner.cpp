@@ -4,6 +4,8 @@
 #include <ATen/Parallel.h>
 #include <torch/version.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -27,6 +29,24 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
+
+// Milliseconds of the wall clock or of the process's CPU time (BenchOptions::cpu_clock) since
+// construction.
+class Stopwatch {
+ public:
+  explicit Stopwatch(bool cpu_clock) : cpu_(cpu_clock), wall_start_(Clock::now()), cpu_start_(cpu_ms()) {}
+  double elapsed_ms() const { return cpu_ ? cpu_ms() - cpu_start_ : ms_since(wall_start_); }
+
+ private:
+  static double cpu_ms() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+  }
+  bool cpu_;
+  Clock::time_point wall_start_;
+  double cpu_start_;
+};
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0.0;
@@ -73,10 +93,10 @@ BenchResult measure(Backend& backend, const std::string& name, const TestCase& t
       if (held[i]) inputs[i] = params[i];
     at::manual_seed(tc.seed);
     synchronize(o.backend_options.device);
-    auto start = Clock::now();
+    const Stopwatch watch(o.cpu_clock);
     std::vector<at::Tensor> out = backend.run(inputs);
     synchronize(o.backend_options.device);
-    double ms = ms_since(start);
+    double ms = watch.elapsed_ms();
     return timed ? ms : 0.0;
   };
   // On the GPU the timed calls are not synchronized one by one: each is timed by CUDA events on
@@ -125,9 +145,9 @@ BenchResult measure(Backend& backend, const std::string& name, const TestCase& t
           }
         });
       runtime->set_profiler(&profiler);
-      auto start = Clock::now();
+      const Stopwatch watch(o.cpu_clock);
       for (int i = 0; i < o.repeat; ++i) call(false);
-      r.profiled_ms = ms_since(start);
+      r.profiled_ms = watch.elapsed_ms();
       runtime->set_profiler(nullptr);
       r.profile = profiler.rows();
     }
@@ -162,9 +182,9 @@ double copy_time_ms(int64_t bytes, c10::Device device, const BenchOptions& o) {
     for (const auto& [start, end] : events) times.push_back(end.elapsed_since(start));
   } else {
     for (int i = 0; i < o.repeat; ++i) {
-      auto start = Clock::now();
+      const Stopwatch watch(o.cpu_clock);
       dst.copy_(src);
-      times.push_back(ms_since(start));
+      times.push_back(watch.elapsed_ms());
     }
   }
   return median(times);
@@ -210,6 +230,7 @@ BenchReport run_bench(const Model& model, const BenchOptions& o) {
   rep.case_index = o.case_index;
   rep.warmup = o.warmup;
   rep.repeat = o.repeat;
+  rep.cpu_clock = o.cpu_clock;
   rep.fullgraph = o.fullgraph;
   rep.injected_fault = o.backend_options.inject_fault;
   rep.eager_threads = at::get_num_threads();

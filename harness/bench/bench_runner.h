@@ -27,6 +27,11 @@ struct BenchOptions {
   int case_index = 0;
   bool profile = false;
   bool fullgraph = false;  // a graph break fails the bench, as it fails a check
+  // Time by the process's CPU time (user + sys of every thread) instead of the wall clock: on a
+  // shared machine a run's wall time grows with the other processes' load, its CPU time much less.
+  // One-thread comparisons only (GBCHECK_THREADS=1): with more threads CPU time is not latency.
+  // The CPU only: GPU work runs asynchronously.
+  bool cpu_clock = false;
   BackendOptions backend_options;
 };
 
@@ -55,6 +60,7 @@ struct BenchReport {
   int case_index = 0;
   DimBindings dims;
   int warmup = 0, repeat = 0;
+  bool cpu_clock = false;  // every time (the copy's too) is the process's CPU time, not wall time
   bool fullgraph = false;
   std::string injected_fault;  // --inject-fault: the times are of a deliberately broken gbc
   int eager_threads = 1;   // ATen's intra-op threads

@@ -26,6 +26,7 @@ struct BenchArgs {
   int warmup = 3;
   int repeat = 10;
   bool profile = false;
+  std::string clock = "wall";
   std::string json_path;
 };
 
@@ -36,9 +37,17 @@ BenchOptions bench_options(const RunOptions& opt, const BenchArgs& args) {
   bo.repeat = args.repeat;
   bo.case_index = opt.only_case.value_or(0);
   bo.profile = args.profile;
+  bo.cpu_clock = args.clock == "cpu";
   bo.fullgraph = opt.fullgraph;
   bo.backend_options = opt.backend_options;
   return bo;
+}
+
+// --clock cpu reads the host's CPU time, which says nothing of asynchronous GPU work.
+bool clock_fits_device(const BenchArgs& args, const RunOptions& opt) {
+  if (args.clock != "cpu" || opt.backend_options.device != "cuda") return true;
+  std::cerr << "gbcheck: --clock cpu times the host's CPU, not the GPU's work: bench --device cuda with --clock wall\n";
+  return false;
 }
 
 bool write_json(const std::string& path, const nlohmann::json& j) {
@@ -64,6 +73,7 @@ int bench_folder(const BenchArgs& args) {
     Model model = run.load();
     RunOptions opt;
     if (auto stop = run.resolve(model, opt)) return *stop;
+    if (!clock_fits_device(args, opt)) return kExitInvalid;
     planned.emplace_back(std::move(model), bench_options(opt, args));
   }
   if (planned.empty()) {
@@ -104,6 +114,11 @@ std::function<int()> add_bench_command(CLI::App& sub) {
   sub.add_option("--repeat", args->repeat, "timed calls; the median is reported")
       ->check(whole_number(1, 1000000))
       ->capture_default_str();
+  sub.add_option("--clock", args->clock,
+                 "wall, or cpu: the process's CPU time (user + sys), steadier than wall time on a loaded machine; "
+                 "for one-thread comparisons (GBCHECK_THREADS=1) on the CPU")
+      ->check(CLI::IsMember({"wall", "cpu"}))
+      ->capture_default_str();
   sub.add_flag("--profile", args->profile, "per-kernel times of gbc's backends (name, calls, total, avg, % of run)");
   sub.add_option("--json", args->json_path, "also write the results as JSON (schema: docs/json-report.md)")
       ->check(writable_file());
@@ -113,6 +128,7 @@ std::function<int()> add_bench_command(CLI::App& sub) {
     Model model = args->run.load();
     RunOptions opt;
     if (auto stop = args->run.resolve(model, opt)) return *stop;
+    if (!clock_fits_device(*args, opt)) return kExitInvalid;
     BenchReport rep = run_bench(model, bench_options(opt, *args));
     const std::string banner = rep.injected_fault.empty() ? "" : fault_banner(rep.injected_fault) + "\n";
     std::cout << banner;  // times of a deliberately broken gbc must say so, as check's report does

@@ -25,7 +25,8 @@ std::string gbs_text(double gbs) { return fmt(gbs < 10 ? "%.2f" : gbs < 100 ? "%
 
 // What the header line says about every model of a run: how it was timed, on how many threads.
 std::string settings_text(const BenchReport& rep) {
-  return "warm-up " + std::to_string(rep.warmup) + ", median of " + std::to_string(rep.repeat) + " | LibTorch " +
+  return "warm-up " + std::to_string(rep.warmup) + ", median of " + std::to_string(rep.repeat) +
+         (rep.cpu_clock ? ", process CPU time" : "") + " | LibTorch " +
          rep.torch_version + " (" + std::to_string(rep.eager_threads) + " thread" + (rep.eager_threads == 1 ? "" : "s") +
          "), gbc kernels " + std::to_string(rep.kernel_threads) + " thread" + (rep.kernel_threads == 1 ? "" : "s");
 }
@@ -107,6 +108,7 @@ nlohmann::json bench_json(const BenchReport& rep) {
   j["dims"] = rep.dims;
   j["warmup"] = rep.warmup;
   j["repeat"] = rep.repeat;
+  j["clock"] = rep.cpu_clock ? "cpu" : "wall";
   j["eager_threads"] = rep.eager_threads;
   j["kernel_threads"] = rep.kernel_threads;
   j["bytes_moved"] = rep.bytes_moved;
