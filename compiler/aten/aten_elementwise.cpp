@@ -1,4 +1,4 @@
-// Elementwise ops on ATen: unary, binary, where, clamp, cast and the in-place add_/mul_.
+// Elementwise ops on ATen: unary, binary, where, clamp, cast and the in-place add_/mul_/copy_.
 //
 // Numbers in args must promote as Python numbers do (float32 tensor + 2.5 stays float32). Where
 // ATen has a Tensor-Scalar overload, that overload is what PyTorch runs for `x + 2.5`, so it is
@@ -177,6 +177,7 @@ at::Tensor in_place(const OpCall& c) {
   // The caller's tensor itself is updated (Tensor::add_ on the same TensorImpl), so graph
   // inputs and every alias of self see the change, as in PyTorch.
   at::Tensor self = c.tensor(0);
+  if (c.op() == OpId::CopyInPlace) return self.copy_(c.tensor(1));
   bool mul = c.op() == OpId::MulInPlace;
   if (c.is_number(1)) {
     c10::Scalar other = c.number(1);

@@ -206,4 +206,13 @@ size_t Graph::node_count() const {
   return n;
 }
 
+void collect_uses(const Node& node, std::set<ValueId>& out) {
+  for (const Arg& a : node.args)
+    if (a.is_value()) out.insert(a.value);
+  for (const Block& b : node.blocks) {
+    for (const Node& inner : b.nodes) collect_uses(inner, out);
+    out.insert(b.results.begin(), b.results.end());
+  }
+}
+
 }  // namespace gbc

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -142,6 +143,9 @@ struct Graph {
   /// Number of nodes, nested blocks included.
   size_t node_count() const;
 };
+
+/// Adds every value `node` reads to `out`: its value args, and its nested blocks' args and results.
+void collect_uses(const Node& node, std::set<ValueId>& out);
 
 /// Calls f(node) for every node, nested blocks included, in program order.
 template <typename F>

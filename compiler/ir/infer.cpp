@@ -849,6 +849,7 @@ std::optional<ValueType> Inferrer::in_place() {
   if (!same_shape)
     return error("the result " + shape_str(*shape) + " does not fit in self " + shape_str(self.shape),
                  "an in-place op cannot change self's shape; use the out-of-place op");
+  if (n_.op == OpId::CopyInPlace) return self;  // any dtype: copy_ casts src to self's
   DType dt = result_type({operand(0), operand(1)});
   if (promote_types(dt, self.dtype) != self.dtype && !(is_floating(self.dtype) && is_floating(dt)))
     return error("result type " + std::string(dtype_name(dt)) + " cannot be stored in self of type " +

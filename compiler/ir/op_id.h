@@ -30,7 +30,7 @@ namespace gbc {
   X(Reshape, "reshape") X(Permute, "permute") X(Transpose, "transpose") X(Expand, "expand")                     \
   X(Squeeze, "squeeze") X(Unsqueeze, "unsqueeze") X(Slice, "slice") X(Flatten, "flatten") X(Cat, "cat")         \
   X(Full, "full") X(Dropout, "dropout") X(Print, "print") X(Item, "item") X(If, "if") X(Nonzero, "nonzero")     \
-  X(Custom, "custom") X(AddInPlace, "add_") X(MulInPlace, "mul_")
+  X(Custom, "custom") X(AddInPlace, "add_") X(MulInPlace, "mul_") X(CopyInPlace, "copy_")
 
 // Unknown comes first, so a default OpId{} (a Node not yet given its op) is no op rather than a
 // real one that would run.

@@ -200,6 +200,8 @@ std::vector<OpSchema> build_table() {
                  "a kernel from gbcheck's built-in registry; meta: same_as_input tells compilers its output type"));
   t.push_back(op("add_", OpClass::InPlace, 2, 2, TN, {}, "add_(self, other)", "in-place add into self"));
   t.push_back(op("mul_", OpClass::InPlace, 2, 2, TN, {}, "mul_(self, other)", "in-place multiply into self"));
+  t.push_back(op("copy_", OpClass::InPlace, 2, 2, T, {}, "copy_(self, src)",
+                 "writes src into self (broadcast to self's shape, cast to self's dtype)"));
 
   // OpId lists the same ops in the same order, so op_schema(id) is an index.
   GBC_INTERNAL_ASSERT(t.size() == kOpIdCount, "op_id.h lists " + std::to_string(kOpIdCount) + " ops, the schema table " +

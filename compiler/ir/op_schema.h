@@ -33,7 +33,7 @@ enum class OpClass : uint8_t {
   Control,        // if
   DataDependent,  // nonzero
   Custom,         // custom kernels from a built-in registry
-  InPlace,        // add_ mul_
+  InPlace,        // add_ mul_ copy_
 };
 
 enum class AttrType : uint8_t {

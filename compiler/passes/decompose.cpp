@@ -130,7 +130,7 @@ class Decomposer {
     if (node.outputs.size() != 1 || !g_.type(node.output()).is_tensor()) return false;
     if (op == OpId::Gelu || op == OpId::Silu) return true;
     if (op == OpId::Linear) return node.args.size() == 3;
-    if (op == OpId::BatchNorm) return !node.attr_bool("training", false);
+    if (op == OpId::BatchNorm) return !node.attr_bool("training", false) || training_batch_norm_decomposable(node);
     if (op == OpId::LayerNorm) return !node.attr_shape("normalized_shape")->empty();
     if (op == OpId::Mean || op == OpId::Var) return constant_count(reduced_sizes(shape_of(node, 0), node)).has_value();
     if (op == OpId::Softmax || op == OpId::LogSoftmax || op == OpId::Logsumexp) {
@@ -150,7 +150,9 @@ class Decomposer {
     return false;
   }
 
-  // exp(x - amax(x)) / sum(exp(x - amax(x))), as ATen's softmax kernel.
+  // exp(x - amax(x)) * (1 / sum(exp(x - amax(x)))), as ATen's CPU softmax kernel rounds it
+  // (_vec_softmax_lastdim multiplies by the sum's reciprocal): one division per row, not one per
+  // element, which was a fifth of a fused softmax kernel's time.
   void softmax(Emitter& e, const Node& n) {
     Attrs keep = {{"dim", n.attr_int("dim", -1)}, {"keepdim", true}};
     ValueId x = e.arg(0);
@@ -158,7 +160,8 @@ class Decomposer {
     ValueId shifted = e.op(OpId::Sub, {val(x), val(m)}, {}, "shifted");
     ValueId ex = e.op(OpId::Exp, {val(shifted)}, {}, "exp");
     ValueId s = e.op(OpId::Sum, {val(ex)}, keep, "sum");
-    e.result(OpId::Div, {val(ex), val(s)});
+    ValueId r = e.op(OpId::Reciprocal, {val(s)}, {}, "inv_sum");
+    e.result(OpId::Mul, {val(ex), val(r)});
   }
 
   // (x - amax) - log(sum(exp(x - amax))), as ATen's log_softmax kernel.
@@ -290,6 +293,7 @@ class Decomposer {
   // Two per-channel operands per element instead of four; the [C] work depends on params alone,
   // so the runtime computes it once (param_steps.h).
   void batch_norm(Emitter& e, const Node& n) {
+    if (n.attr_bool("training", false)) return batch_norm_training(e, n);
     const SymShape xs = shape_of(n, 0);  // a copy: emitting nodes adds values
     ValueId x = e.arg(0), weight = e.arg(1), bias = e.arg(2), mean = e.arg(3), var = e.arg(4);
     ValueId ve = e.op(OpId::Add, {val(var), num(n.attr_float("eps", 1e-5))}, {}, "var_eps");
@@ -306,6 +310,85 @@ class Decomposer {
     ValueId shift_c = per_channel(shift, "shift_c");
     ValueId scaled = e.op(OpId::Mul, {val(x), val(scale_c)}, {}, "scaled");
     e.result(OpId::Add, {val(scaled), val(shift_c)});
+  }
+
+  // Training mode needs the batch statistics' count, to unbias the variance: constant and at
+  // least 2 (ATen raises for 1 value per channel). Not for float64 inputs: their float64 sums
+  // overflow near the float64 maximum where ATen's Welford mean does not, with nothing wider to
+  // compute in (float32 and narrower sum in float64, which cannot overflow).
+  bool training_batch_norm_decomposable(const Node& node) const {
+    const SymShape& xs = shape_of(node, 0);
+    if (xs.size() < 2 || g_.type(node.args[0].value).dtype == DType::Float64) return false;
+    std::vector<DimExpr> reduced = {xs[0]};
+    reduced.insert(reduced.end(), xs.begin() + 2, xs.end());
+    const std::optional<int64_t> count = constant_count(reduced);
+    return count && *count >= 2;
+  }
+
+  // Training mode, as ATen's CPU kernel computes it (batch_norm_cpu_collect_stats, update_stats,
+  // transform_input): per channel the float64 sum of x and mean = float32(sum / N), the sum of
+  // the squares (x - mean)^2, invstd = float32(rsqrt(var_sum / N + eps)), then x * scale + shift
+  // with scale = invstd * weight and shift = bias - mean * scale; the running stats
+  // (1 - momentum) * running + momentum * batch (the variance unbiased: var_sum / (N - 1)),
+  // written into the params by copy_, which the runtime runs after the graph's kernels
+  // (kernel_plan.h). The squares, their sum and the running stats are float64 throughout: ATen's
+  // contiguous kernel squares in float32 and keeps var_sum in float32, its strided one runs
+  // Welford in float64, so near the float32 maximum the two overflow differently (docs/fuzzing.md);
+  // float64 overflows in neither, as the float64 reference does not. Each sum runs in two stages, over the trailing dims (rows
+  // of H * W contiguous values) and then over the batch: one sum over dims (0, 2, 3) would read
+  // strided rows, gathered element by element.
+  void batch_norm_training(Emitter& e, const Node& n) {
+    const SymShape xs = shape_of(n, 0);  // a copy: emitting nodes adds values
+    std::vector<DimExpr> reduced = {xs[0]};
+    std::vector<int64_t> trailing;
+    for (size_t d = 2; d < xs.size(); ++d) {
+      trailing.push_back(static_cast<int64_t>(d));
+      reduced.push_back(xs[d]);
+    }
+    const int64_t count = *constant_count(reduced);
+    const double momentum = n.attr_float("momentum", 0.1);
+    auto f64 = [&](ValueId v, const std::string& name) {
+      return g_.type(v).dtype == DType::Float64 ? v : e.op(OpId::To, {val(v)}, {{"dtype", DType::Float64}}, name);
+    };
+    auto f32 = [&](ValueId v, const std::string& name) {
+      return e.op(OpId::To, {val(v)}, {{"dtype", DType::Float32}}, name);
+    };
+    // Sum over every dim but 1, kept as [1, C, 1, ...].
+    auto channel_sum = [&](ValueId v, const std::string& name) {
+      ValueId rows = trailing.empty()
+                         ? v
+                         : e.op(OpId::Sum, {val(v)}, {{"dim", trailing}, {"keepdim", true}}, name + "_rows");
+      return e.op(OpId::Sum, {val(rows)}, {{"dim", std::vector<int64_t>{0}}, {"keepdim", true}}, name);
+    };
+    ValueId x = e.arg(0), weight = e.arg(1), bias = e.arg(2);
+    ValueId x64 = f64(x, "x_f64");
+    ValueId sum = channel_sum(x64, "sum");
+    ValueId mean = f32(e.op(OpId::Div, {val(sum), num_int(count)}, {}, "batch_mean_f64"), "batch_mean");
+    ValueId centered = e.op(OpId::Sub, {val(x64), val(f64(mean, "batch_mean_f64_rounded"))}, {}, "centered");
+    ValueId sq = e.op(OpId::Mul, {val(centered), val(centered)}, {}, "sq");
+    ValueId var_sum = channel_sum(sq, "var_sum");
+    ValueId var = e.op(OpId::Div, {val(var_sum), num_int(count)}, {}, "batch_var");
+    ValueId ve = e.op(OpId::Add, {val(var), num(n.attr_float("eps", 1e-5))}, {}, "var_eps");
+    ValueId invstd = f32(e.op(OpId::Rsqrt, {val(ve)}, {}, "invstd_f64"), "invstd");
+    SymShape channel_shape(xs.size() - 1, DimExpr(1));  // [C, 1, ...]: broadcasts along dim 1
+    channel_shape[0] = xs[1];
+    auto per_channel = [&](ValueId p, const std::string& name) {
+      return xs.size() == 2 ? p : e.op(OpId::Reshape, {val(p)}, {{"shape", channel_shape}}, name);
+    };
+    ValueId scale = e.op(OpId::Mul, {val(invstd), val(per_channel(weight, "weight_c"))}, {}, "scale");
+    ValueId mean_scaled = e.op(OpId::Mul, {val(mean), val(scale)}, {}, "mean_scaled");
+    ValueId shift = e.op(OpId::Sub, {val(per_channel(bias, "bias_c")), val(mean_scaled)}, {}, "shift");
+    auto update = [&](size_t arg, ValueId batch, const std::string& name) {
+      ValueId flat = e.op(OpId::Reshape, {val(batch)}, {{"shape", SymShape{xs[1]}}}, name + "_batch");
+      ValueId kept = e.op(OpId::Mul, {val(f64(e.arg(arg), name + "_f64")), num(1.0 - momentum)}, {}, name + "_kept");
+      ValueId added = e.op(OpId::Mul, {val(f64(flat, name + "_batch_f64")), num(momentum)}, {}, name + "_added");
+      ValueId updated = e.op(OpId::Add, {val(kept), val(added)}, {}, name + "_updated");
+      e.op(OpId::CopyInPlace, {n.args[arg], val(updated)}, {}, name + "_written");
+    };
+    update(3, mean, "running_mean");
+    update(4, e.op(OpId::Div, {val(var_sum), num_int(count - 1)}, {}, "unbiased_var"), "running_var");
+    ValueId scaled = e.op(OpId::Mul, {val(x), val(scale)}, {}, "scaled");
+    e.result(OpId::Add, {val(scaled), val(shift)});
   }
 
   // linear(x, w) + bias.

@@ -70,6 +70,10 @@ std::optional<CompileEvent> graph_break(const Graph& graph, const Node& node, co
 CompileEvent input_mutation_break(const Graph& graph, const Node& node, ValueId target, bool graph_input) {
   const std::string name = graph.name_of(target);
   const std::string out_of_place = op_name(node.op).substr(0, op_name(node.op).size() - 1);  // add_ -> add
+  if (node.op == OpId::CopyInPlace)
+    return make_break(node, "GB006", "copy_ overwrites " + std::string(graph_input ? "graph input '" : "'") + name +
+                                         "'" + (graph_input ? "" : ", which an earlier graph computed (an input of this graph)"),
+                      "return the copied value as an output instead");
   if (graph_input)
     return make_break(node, "GB006", op_name(node.op) + " mutates graph input '" + name + "' in place",
                       "use " + out_of_place + " (out of place) and return the result as an output");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/ir/op_schema.h"
+#include "compiler/passes/effects.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/support/log.h"
 #include "compiler/support/trace.h"
@@ -34,6 +35,40 @@ std::string fallback_hint(const Node& node) {
   return "keep the decompose pass enabled, and give the reduced dims sizes that cannot be 0";
 }
 
+// A copy_ into a graph input may run after every step when nothing after it reads the input or a
+// value that may share its storage (they would see the old values); its source becomes an extra
+// output, so it is materialized. Removes those nodes from the body and returns them in order.
+std::vector<Node> take_write_backs(Graph& g) {
+  const AliasAnalysis aliases(g);
+  std::vector<Node>& nodes = g.body.nodes;
+  std::vector<bool> deferred(nodes.size(), false);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    if (n.op != OpId::CopyInPlace || !n.args[0].is_value() || !g.is_graph_input(n.args[0].value)) continue;
+    const ValueId target = n.args[0].value;
+    auto sees_target = [&](ValueId v) { return v == n.output() || aliases.may_alias(v, target); };
+    bool read_later = false;
+    for (ValueId out : g.outputs) read_later = read_later || sees_target(out);
+    for (size_t j = i + 1; j < nodes.size() && !read_later; ++j) {
+      std::set<ValueId> uses;
+      collect_uses(nodes[j], uses);
+      for (ValueId v : uses) read_later = read_later || sees_target(v);
+    }
+    deferred[i] = !read_later;
+  }
+  std::vector<Node> kept, write_backs;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!deferred[i]) {
+      kept.push_back(std::move(nodes[i]));
+      continue;
+    }
+    if (nodes[i].args[1].is_value()) g.outputs.push_back(nodes[i].args[1].value);
+    write_backs.push_back(std::move(nodes[i]));
+  }
+  nodes = std::move(kept);
+  return write_backs;
+}
+
 }  // namespace
 
 KernelPlan plan_kernels(const Graph& region, const PlanOptions& options) {
@@ -56,6 +91,7 @@ KernelPlan plan_kernels(const Graph& region, const PlanOptions& options) {
     plan.prints.push_back(std::move(n));
   }
   g.body.nodes = std::move(kept);
+  plan.write_backs = take_write_backs(g);
 
   PartitionOptions part;
   part.fuse = !disabled(options, "fuse");
@@ -64,7 +100,9 @@ KernelPlan plan_kernels(const Graph& region, const PlanOptions& options) {
   if (disabled(options, "fold_params")) {
     plan.param_steps.folded.assign(plan.partition.steps.size(), false);
   } else {
-    plan.param_steps = find_param_steps(g, plan.partition);
+    std::set<ValueId> written;
+    for (const Node& w : plan.write_backs) written.insert(w.args[0].value);
+    plan.param_steps = find_param_steps(g, plan.partition, written);
   }
 
   LowerOptions lopt;

@@ -2,6 +2,9 @@
 // the fusion partition (partition.h) and one lowered kernel per fusion group (lower.h). Prints that
 // run after the region (check.reorderable_logging) leave the graph here, and the values they read
 // become extra outputs, so fusion is not split at them and the values are still materialized.
+// So do write-backs: a copy_ into a graph input that nothing reads afterwards (decompose writes
+// batch_norm's running stats so) runs after the region's steps, its source an extra output, as
+// torch.compile's functionalization writes mutated inputs back after its graph.
 // Steps that run on ATen although the graph is compiled, when no lowering exists for them (an
 // undecomposed normalization, an in-place op the pipeline could not remove, ...), are FB003
 // fallbacks; extern calls (matmul, linear, bmm, conv2d) and view, cat, full, dropout and custom
@@ -32,10 +35,11 @@ struct PlanOptions {
 };
 
 struct KernelPlan {
-  Graph graph;  // after the pipeline; deferred prints removed
+  Graph graph;  // after the pipeline; deferred prints and write-backs removed
   PartitionPlan partition;
   std::vector<LoweredKernel> kernels;  // one per partition group, named fused_<group>
   std::vector<Node> prints;            // deferred prints, in program order
+  std::vector<Node> write_backs;       // copy_ into graph inputs, run after the steps, in program order
   size_t num_outputs = 0;              // graph.outputs[0, num_outputs) are the region's outputs
   ParamSteps param_steps;              // folded[s] for partition.steps[s]; none when "fold_params" is off
   std::vector<CompileEvent> fallbacks; // FB003, one per step

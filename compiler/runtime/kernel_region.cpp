@@ -63,6 +63,8 @@ class KernelRegion : public RegionExecutable {
       const char* kind = step.kind == Step::Kind::Extern ? "extern " : "aten ";
       step_names_.push_back(options_.label + " " + kind + op_display_name(n) + " [" + join(step_node_names(plan_, step)) + "]");
     }
+    for (const Node& w : plan_.write_backs)
+      write_back_names_.push_back(options_.label + " write-back " + g.name_of(w.args[0].value));
     const ParamSteps& folded = plan_.param_steps;
     if (folded.any()) {
       param_cache_.emplace(folded.sources, folded.results);
@@ -110,6 +112,10 @@ class KernelRegion : public RegionExecutable {
     }
     if (keep) param_cache_->keep_results(env);
     for (const Node& p : plan_.prints) run_node_on_aten(g, p, env, bindings, ctx.print_sink, ctx.device);
+    for (size_t w = 0; w < plan_.write_backs.size(); ++w) {
+      ProfileScope scope(ctx.profiler, write_back_names_[w], "aten");
+      run_node_on_aten(g, plan_.write_backs[w], env, bindings, nullptr, ctx.device);
+    }
     std::vector<RtValue> outputs;
     outputs.reserve(plan_.num_outputs);
     for (size_t i = 0; i < plan_.num_outputs; ++i) outputs.push_back(env[static_cast<size_t>(g.outputs[i])]);
@@ -149,15 +155,20 @@ class KernelRegion : public RegionExecutable {
       }
       d.steps.push_back(std::move(sd));
     }
-    for (const Node& p : plan_.prints) {
+    // Prints and write-backs run on ATen after every step.
+    auto after_the_steps = [&](const Node& n, const std::string& name, const std::string& note) {
       StepDescription sd;
       sd.kind = StepDescription::Kind::Aten;
-      sd.name = "print";
-      sd.nodes.push_back(print_node(g, p));
-      sd.locs.push_back(p.loc);
-      sd.note = "after the graph (reorderable_logging)";
+      sd.name = name;
+      sd.nodes.push_back(print_node(g, n));
+      sd.locs.push_back(n.loc);
+      sd.note = note;
       d.steps.push_back(std::move(sd));
-    }
+    };
+    for (const Node& p : plan_.prints) after_the_steps(p, "print", "after the graph (reorderable_logging)");
+    for (const Node& w : plan_.write_backs)
+      after_the_steps(w, "write-back",
+                      "after the graph: the new value of input '" + g.name_of(w.args[0].value) + "', computed in the steps above");
     for (const KernelState& ks : kernels_) {
       std::string listing = kir::print_kernel(ks.lowered->kernel);
       for (const Variant& v : ks.variants)
@@ -258,6 +269,7 @@ class KernelRegion : public RegionExecutable {
   KernelRegionOptions options_;
   std::vector<KernelState> kernels_;
   std::vector<std::string> step_names_;
+  std::vector<std::string> write_back_names_;  // profile row names of plan_.write_backs
   std::vector<std::pair<KernelState*, size_t>> pending_;  // variants waiting for native code
   ExternCalls externs_;                   // runs the Extern steps (keeps packed conv weights)
   std::optional<ParamCache> param_cache_;  // when the plan has param-only steps

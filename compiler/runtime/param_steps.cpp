@@ -39,7 +39,7 @@ std::vector<ValueId> reads_of(const Graph& g, const PartitionPlan& partition, co
 
 }  // namespace
 
-ParamSteps find_param_steps(const Graph& graph, const PartitionPlan& partition) {
+ParamSteps find_param_steps(const Graph& graph, const PartitionPlan& partition, const std::set<ValueId>& written_after) {
   ParamSteps out;
   out.folded.assign(partition.steps.size(), false);
   // A param the graph writes into may change without its version counter moving (ATen updates
@@ -47,7 +47,8 @@ ParamSteps find_param_steps(const Graph& graph, const PartitionPlan& partition) 
   const AliasAnalysis aliases(graph);
   std::set<ValueId> params;
   for (const GraphInput& in : graph.inputs)
-    if (in.role == GraphInput::Role::Param && !aliases.may_be_mutated(in.value)) params.insert(in.value);
+    if (in.role == GraphInput::Role::Param && !aliases.may_be_mutated(in.value) && !written_after.count(in.value))
+      params.insert(in.value);
   if (params.empty()) return out;
 
   std::set<ValueId> derived = params;  // params and the values folded steps compute

@@ -12,6 +12,7 @@
 // Tests: tests/runtime/param_fold_test.cpp.
 #pragma once
 
+#include <set>
 #include <vector>
 
 #include "compiler/ir/graph.h"
@@ -26,7 +27,10 @@ struct ParamSteps {
   bool any() const { return !sources.empty(); }
 };
 
-/// `graph` and `partition` as in KernelPlan (after the pipeline, deferred prints already outputs).
-ParamSteps find_param_steps(const Graph& graph, const PartitionPlan& partition);
+/// `graph` and `partition` as in KernelPlan (after the pipeline, deferred prints already outputs);
+/// `written_after`: the graph inputs the plan's write-backs overwrite after the steps (no reader
+/// of them is folded either).
+ParamSteps find_param_steps(const Graph& graph, const PartitionPlan& partition,
+                            const std::set<ValueId>& written_after = {});
 
 }  // namespace gbc

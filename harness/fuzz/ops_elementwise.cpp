@@ -268,12 +268,12 @@ bool build_in_place(GraphBuilder& b, OpId op) {
   std::vector<ValueId> scalars;
   for (ValueId v : b.host_scalars())
     if (storable(b.type(v).dtype)) scalars.push_back(v);
-  if (u < 0.4) {
+  if (u < 0.4 && op != OpId::CopyInPlace) {  // copy_'s src is a tensor (Tensor.copy_)
     ScalarKind kind = same_kind(s);
     if (kind == ScalarKind::Float && b.chance(0.3)) kind = ScalarKind::Int;
     if (kind == ScalarKind::Int && b.chance(0.15)) kind = ScalarKind::Bool;
     other = Arg::number(b.number(kind, Domain::Any));
-  } else if (u < 0.5 && !scalars.empty()) {
+  } else if (u < 0.5 && !scalars.empty() && op != OpId::CopyInPlace) {
     other = Arg::of(b.pick_one(scalars));
   } else {
     Need partner;

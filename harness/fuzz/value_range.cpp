@@ -130,6 +130,7 @@ std::optional<ValueRange> binary(const Node& node, const ValueRange& a, const Va
   if (op == OpId::Add || op == OpId::AddInPlace) return add(a, b);
   if (op == OpId::Sub) return add(a, neg(b));
   if (op == OpId::Mul || op == OpId::MulInPlace) return mul(a, b);
+  if (op == OpId::CopyInPlace) return b;
   if (op == OpId::Div) {
     auto r = reciprocal_of(b);
     if (!r) return std::nullopt;

@@ -26,16 +26,9 @@ void for_each_arg_value(Node& n, F&& f) {
   }
 }
 
-void collect_uses(const Node& n, std::set<ValueId>& out) {
-  for (const Arg& a : n.args)
-    if (a.is_value()) out.insert(a.value);
-  for (const Block& b : n.blocks) {
-    for (const Node& inner : b.nodes) collect_uses(inner, out);
-    out.insert(b.results.begin(), b.results.end());
-  }
+bool is_in_place(const Node& n) {
+  return n.op == OpId::AddInPlace || n.op == OpId::MulInPlace || n.op == OpId::CopyInPlace;
 }
-
-bool is_in_place(const Node& n) { return n.op == OpId::AddInPlace || n.op == OpId::MulInPlace; }
 
 bool same_type(const ValueType& a, const ValueType& b) {
   if (!a.is_tensor() || !b.is_tensor() || a.dtype != b.dtype || a.rank() != b.rank()) return false;

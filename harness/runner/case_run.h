@@ -66,7 +66,9 @@ class CaseRunner {
                  bool self_check = true);
 
  private:
-  std::vector<at::Tensor> run_fp64(const TestCase& tc, std::string& failure);
+  /// The float64 reference's outputs, and in `inputs_after` the graph inputs as it left them (the
+  /// params it updated, in float64). Empty on failure, which `failure` explains.
+  std::vector<at::Tensor> run_fp64(const TestCase& tc, std::string& failure, std::vector<at::Tensor>& inputs_after);
 
   const Model& model_;
   const JudgePlan& plan_;

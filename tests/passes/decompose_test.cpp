@@ -13,7 +13,7 @@ namespace {
 using testing::graph_of;
 using testing::ir;
 
-TEST(Decompose, SoftmaxIsMaxShiftExpSumDiv) {
+TEST(Decompose, SoftmaxIsMaxShiftExpSumTimesReciprocal) {
   Graph g = graph_of(R"(dims: {B: [1, 4]}
 inputs: {x: {shape: [B, 5], dtype: float32}}
 graph:
@@ -25,7 +25,8 @@ outputs: [y]
   y.shifted: float32[B, 5] = sub(x, y.max)
   y.exp: float32[B, 5] = exp(y.shifted)
   y.sum: float32[B, 1] = sum(y.exp, dim=-1, keepdim=true)
-  y: float32[B, 5] = div(y.exp, y.sum)
+  y.inv_sum: float32[B, 1] = reciprocal(y.sum)
+  y: float32[B, 5] = mul(y.exp, y.inv_sum)
   return y
 }
 )");
@@ -238,6 +239,59 @@ outputs: [y]
 )");
 }
 
+TEST(Decompose, TrainingBatchNormSumsInTwoStagesAndCopiesTheRunningStatsBack) {
+  Graph g = graph_of(R"(inputs: {x: {shape: [2, 3, 2, 2], dtype: float32}}
+params:
+  w: {shape: [3], dtype: float32}
+  b: {shape: [3], dtype: float32}
+  m: {shape: [3], dtype: float32}
+  v: {shape: [3], dtype: float32}
+graph:
+  - {id: y, op: batch_norm, args: [x, w, b, m, v], training: true, momentum: 0.25, eps: 0.001}
+outputs: [y]
+)");
+  EXPECT_EQ(ir(decompose(g)),
+            R"(graph t(x: float32[2, 3, 2, 2], param w: float32[3], param b: float32[3], param m: float32[3], param v: float32[3]) {
+  y.x_f64: float64[2, 3, 2, 2] = to(x, dtype=float64)
+  y.sum_rows: float64[2, 3, 1, 1] = sum(y.x_f64, dim=[2, 3], keepdim=true)
+  y.sum: float64[1, 3, 1, 1] = sum(y.sum_rows, dim=[0], keepdim=true)
+  y.batch_mean_f64: float64[1, 3, 1, 1] = div(y.sum, 8)
+  y.batch_mean: float32[1, 3, 1, 1] = to(y.batch_mean_f64, dtype=float32)
+  y.batch_mean_f64_rounded: float64[1, 3, 1, 1] = to(y.batch_mean, dtype=float64)
+  y.centered: float64[2, 3, 2, 2] = sub(y.x_f64, y.batch_mean_f64_rounded)
+  y.sq: float64[2, 3, 2, 2] = mul(y.centered, y.centered)
+  y.var_sum_rows: float64[2, 3, 1, 1] = sum(y.sq, dim=[2, 3], keepdim=true)
+  y.var_sum: float64[1, 3, 1, 1] = sum(y.var_sum_rows, dim=[0], keepdim=true)
+  y.batch_var: float64[1, 3, 1, 1] = div(y.var_sum, 8)
+  y.var_eps: float64[1, 3, 1, 1] = add(y.batch_var, 0.001)
+  y.invstd_f64: float64[1, 3, 1, 1] = rsqrt(y.var_eps)
+  y.invstd: float32[1, 3, 1, 1] = to(y.invstd_f64, dtype=float32)
+  y.weight_c: float32[3, 1, 1] = reshape(w, shape=[3, 1, 1])
+  y.scale: float32[1, 3, 1, 1] = mul(y.invstd, y.weight_c)
+  y.mean_scaled: float32[1, 3, 1, 1] = mul(y.batch_mean, y.scale)
+  y.bias_c: float32[3, 1, 1] = reshape(b, shape=[3, 1, 1])
+  y.shift: float32[1, 3, 1, 1] = sub(y.bias_c, y.mean_scaled)
+  y.running_mean_batch: float32[3] = reshape(y.batch_mean, shape=[3])
+  y.running_mean_f64: float64[3] = to(m, dtype=float64)
+  y.running_mean_kept: float64[3] = mul(y.running_mean_f64, 0.75)
+  y.running_mean_batch_f64: float64[3] = to(y.running_mean_batch, dtype=float64)
+  y.running_mean_added: float64[3] = mul(y.running_mean_batch_f64, 0.25)
+  y.running_mean_updated: float64[3] = add(y.running_mean_kept, y.running_mean_added)
+  y.running_mean_written: float32[3] = copy_(m, y.running_mean_updated)
+  y.unbiased_var: float64[1, 3, 1, 1] = div(y.var_sum, 7)
+  y.running_var_batch: float64[3] = reshape(y.unbiased_var, shape=[3])
+  y.running_var_f64: float64[3] = to(v, dtype=float64)
+  y.running_var_kept: float64[3] = mul(y.running_var_f64, 0.75)
+  y.running_var_added: float64[3] = mul(y.running_var_batch, 0.25)
+  y.running_var_updated: float64[3] = add(y.running_var_kept, y.running_var_added)
+  y.running_var_written: float32[3] = copy_(v, y.running_var_updated)
+  y.scaled: float32[2, 3, 2, 2] = mul(x, y.scale)
+  y: float32[2, 3, 2, 2] = add(y.scaled, y.shift)
+  return y
+}
+)");
+}
+
 TEST(Decompose, LinearBiasBecomesAnAdd) {
   Graph g = graph_of(R"(inputs: {x: {shape: [2, 4], dtype: float32}}
 params:
@@ -259,7 +313,8 @@ outputs: [y, z]
 
 TEST(Decompose, LeavesWhatPrimitivesCannotExpressExactly) {
   // mean over a symbolic dim (no constant divisor), softmax over a dim that may be empty (amax
-  // has no identity), layer_norm over no dims, batch_norm in training (it updates its params).
+  // has no identity), layer_norm over no dims, batch_norm in training over a batch of symbolic
+  // size (its running variance is unbiased by N / (N - 1)).
   Graph g = graph_of(R"(dims: {B: [1, 4], E: [0, 3]}
 inputs:
   x: {shape: [B, 3], dtype: float32}

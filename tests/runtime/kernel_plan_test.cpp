@@ -1,7 +1,8 @@
-// The kernel plan of a region: fused groups and extern calls on a known graph, FB003 for a step
-// with no lowering (batch_norm in training mode) with its location and hint, and no fallback for
-// what ATen runs by design; then the same through gbc-interp, which must still match eager, and the
-// profiler's rows for the plan's steps.
+// The kernel plan of a region: fused groups and extern calls on a known graph, batch_norm in
+// training mode fused with its running stats written back after the steps (or in place, where a
+// later node reads them), FB003 for a step with no lowering (batch_norm over a symbolic batch) with
+// its location and hint, and no fallback for what ATen runs by design; then the same through
+// gbc-interp, which must still match eager (outputs and updated params), and the profiler's rows.
 #include "compiler/runtime/kernel_plan.h"
 
 #include <gtest/gtest.h>
@@ -41,11 +42,11 @@ outputs: [y]
   EXPECT_TRUE(plan.fallbacks.empty());
 }
 
-const char* kTrainingBatchNorm = R"(format: gbcheck/v1
-name: bn_train
-inputs:
-  x: {shape: [2, 3, 4, 4]}
-params:
+// A model with batch_norm in training mode over x [batch, 3, 4, 4] and the lines given after it.
+std::string training_batch_norm(const std::string& batch, const std::string& graph_rest, const std::string& outputs) {
+  return "format: gbcheck/v1\nname: bn_train\n" + std::string(batch == "N" ? "dims: {N: [1, 3]}\n" : "") +
+         "inputs:\n  x: {shape: [" + batch + ", 3, 4, 4]}\n" +
+         R"(params:
   w: {shape: [3]}
   b: {shape: [3]}
   rm: {shape: [3]}
@@ -53,28 +54,67 @@ params:
 graph:
   - {id: a, op: relu, args: [x]}
   - {id: y, op: batch_norm, args: [a, w, b, rm, rv], training: true}
-outputs: [y]
-)";
+)" + graph_rest + "outputs: [" + outputs + "]\n";
+}
 
-TEST(KernelPlan, TrainingBatchNormIsFB003) {
+const std::string kTrainingBatchNorm = training_batch_norm("2", "", "y");
+
+TEST(KernelPlan, TrainingBatchNormFusesAndWritesItsRunningStatsBackAfterTheSteps) {
   Model model = load(kTrainingBatchNorm, "bn.yaml");
+  KernelPlan plan = plan_kernels(model.graph, PlanOptions{});
+  EXPECT_TRUE(plan.fallbacks.empty());
+  ASSERT_EQ(plan.write_backs.size(), 2u);
+  EXPECT_EQ(plan.graph.name_of(plan.write_backs[0].args[0].value), "rm");
+  EXPECT_EQ(plan.graph.name_of(plan.write_backs[1].args[0].value), "rv");
+  for (const Node& n : plan.graph.body.nodes) EXPECT_NE(n.op, OpId::CopyInPlace) << "a write-back stayed a step";
+  // The written values are materialized: extra outputs after the region's own.
+  EXPECT_EQ(plan.num_outputs, 1u);
+  EXPECT_EQ(plan.graph.outputs.size(), 3u);
+
+  std::unique_ptr<Backend> backend = prepared("gbc-interp", model, options_of(model));
+  for (int call = 0; call < 2; ++call)  // the second call starts from the stats the first wrote
+    expect_matches_eager(*backend, model.graph, inputs_for(model.graph, {}));
+  EXPECT_EQ(backend->stats().fallbacks, 0);
+  EXPECT_EQ(backend->stats().graph_breaks, 0);
+}
+
+// rm is read after batch_norm wrote it.
+const std::string kReadAfterWrite = training_batch_norm("2", "  - {id: m, op: mul, args: [rm, 2.0]}\n", "y, m");
+
+TEST(KernelPlan, AWriteBackStaysInPlaceWhenALaterNodeReadsTheParam) {
+  // rm is read after batch_norm wrote it: the copy_ must run before that read, as a step (FB003).
+  Model model = load(kReadAfterWrite, "bn.yaml");
+  KernelPlan plan = plan_kernels(model.graph, PlanOptions{});
+  ASSERT_EQ(plan.write_backs.size(), 1u);  // rv's
+  EXPECT_EQ(plan.graph.name_of(plan.write_backs[0].args[0].value), "rv");
+  ASSERT_EQ(plan.fallbacks.size(), 1u);
+  EXPECT_EQ(plan.fallbacks[0].op, "copy_");
+}
+
+TEST(KernelPlan, FallbackIsReportedByTheBackendAndStillMatchesEager) {
+  Model model = load(kReadAfterWrite, "bn.yaml");
+  std::unique_ptr<Backend> backend = prepared("gbc-interp", model, options_of(model));
+  expect_matches_eager(*backend, model.graph, inputs_for(model.graph, {}));
+  ASSERT_EQ(backend->stats().fallbacks, 1);
+  EXPECT_EQ(backend->stats().events.at(0).code, "FB003");
+  EXPECT_EQ(backend->stats().events.at(0).op, "copy_");
+  EXPECT_EQ(backend->stats().graph_breaks, 0);
+}
+
+// With a batch of symbolic size the variance cannot be unbiased by a constant: ATen runs it (a
+// runtime that binds the size first, as gbc's does, decomposes it then).
+const std::string kSymbolicBatchNorm = training_batch_norm("N", "", "y");
+
+TEST(KernelPlan, TrainingBatchNormOverASymbolicBatchIsFB003) {
+  Model model = load(kSymbolicBatchNorm, "bn.yaml");
   KernelPlan plan = plan_kernels(model.graph, PlanOptions{});
   ASSERT_EQ(plan.fallbacks.size(), 1u);
   const CompileEvent& e = plan.fallbacks[0];
   EXPECT_EQ(e.code, "FB003");
   EXPECT_EQ(e.op, "batch_norm");
-  EXPECT_EQ(e.loc.str(), "bn.yaml:12:5");
+  EXPECT_EQ(e.loc.str(), "bn.yaml:13:5");
   EXPECT_NE(e.message.find("batch_norm has no lowering in a compiled graph"), std::string::npos) << e.message;
   EXPECT_NE(e.hint.find("training: false"), std::string::npos) << e.hint;
-}
-
-TEST(KernelPlan, FallbackIsReportedByTheBackendAndStillMatchesEager) {
-  Model model = load(kTrainingBatchNorm, "bn.yaml");
-  std::unique_ptr<Backend> backend = prepared("gbc-interp", model, options_of(model));
-  expect_matches_eager(*backend, model.graph, inputs_for(model.graph, {}));
-  ASSERT_EQ(backend->stats().fallbacks, 1);
-  EXPECT_EQ(backend->stats().events.at(0).code, "FB003");
-  EXPECT_EQ(backend->stats().graph_breaks, 0);
 }
 
 TEST(KernelPlan, ProfilerGetsARowPerStep) {
