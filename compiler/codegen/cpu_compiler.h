@@ -64,9 +64,11 @@ struct HostCompiler {
 /// Found and run (`--version`) once per process.
 const HostCompiler& host_compiler();
 
-/// -std=c++17 -O3 -march=native -fopenmp -fPIC -shared -fno-math-errno -fno-trapping-math
-/// -ffp-contract=off. -fno-trapping-math only drops the assumption that floating-point exception
-/// flags are observed (gbcheck never reads them); it lets GCC if-convert the prelude's selects.
+/// -std=c++17 -O2 -fpeel-loops -march=native -fopenmp -fPIC -shared -fno-math-errno
+/// -fno-trapping-math -ffp-contract=off. -fno-trapping-math only drops the assumption that
+/// floating-point exception flags are observed (gbcheck never reads them); it lets GCC if-convert
+/// the prelude's selects. -O2, not -O3: the kernels' hot loops compile the same at a fifth less
+/// compile time (docs/fuzzing.md, "With a cold kernel cache").
 const std::vector<std::string>& cpu_compile_flags();
 
 /// default_cache_dir() + "/cpu".

@@ -88,6 +88,28 @@ kir::Kernel transposed_layer_norm_kernel() {
   return k;
 }
 
+// bias_gelu_residual_layer_norm's kernel in small: a layer_norm of gelu(x, tanh), so that each
+// pass over the row calls gbc_gelu_tanh (twice per pass with the vector loop's scalar tail). At
+// -O2 GCC inlined none of those calls and left their simd loops scalar, unless the prelude's
+// helpers are always_inline (kernel_prelude.h).
+kir::Kernel gelu_layer_norm_kernel() {
+  kir::Kernel k;
+  k.name = "gelu_layer_norm";
+  k.kind = kir::KernelKind::Reduction;
+  k.buffers = {testing::buffer("x", DType::Float32, false), testing::buffer("y", DType::Float32, true)};
+  using kir::op;
+  auto g = op("gelu_tanh", DType::Float32, {kir::load(0, DType::Float32)});
+  auto mean = kir::cast(op("div", DType::Float64, {kir::stage_result(0, DType::Float64), kir::constant(DType::Float64, 64)}),
+                        DType::Float32);
+  auto xc = op("sub", DType::Float32, {g, mean});
+  auto var = kir::cast(op("div", DType::Float64, {kir::stage_result(1, DType::Float64), kir::constant(DType::Float64, 64)}),
+                       DType::Float32);
+  k.stages = {{kir::Combine::Sum, DType::Float64, kir::cast(g, DType::Float64)},
+              {kir::Combine::Sum, DType::Float64, kir::cast(op("mul", DType::Float32, {xc, xc}), DType::Float64)}};
+  k.stores = {{1, op("mul", DType::Float32, {xc, op("rsqrt", DType::Float32, {op("add", DType::Float32, {var, testing::f32(1e-5)})})})}};
+  return k;
+}
+
 class CpuCodegenTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -626,7 +648,8 @@ TEST(CpuCodegenVectorization, EveryOmpSimdLoopVectorizes) {
                                             // Not argmax in columns: its per-o loop only copies, and GCC makes
                                             // that memcpy calls instead of vectors.
                                             in_columns(testing::layer_norm_kernel(64), {1, 0, 0, 1, -1}),
-                                            in_columns(testing::half_kernel(), {1, 0, 1, 1, 1}), pointwise_in_rows()};
+                                            in_columns(testing::half_kernel(), {1, 0, 1, 1, 1}), pointwise_in_rows(),
+                                            gelu_layer_norm_kernel()};
   const std::string source = codegen::generate_cpu_source(kernels, "vectorization");
   codegen::CpuCompileOptions options;
   options.extra_flags = {"-fopt-info-vec-optimized"};
