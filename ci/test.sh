@@ -31,8 +31,8 @@ start=$(date +%s)
 GBCHECK_WITH_PYTORCH=1 GBCHECK_WITH_BROWSER=1 GBCHECK_WITH_LIBFUZZER=$fuzz_loader gbcheck_install_deps
 gbcheck_build "$root/$build" all "${cmake_args[@]}"
 echo "ci/test.sh: built in $(( $(date +%s) - start )) s" >&2
-# The loader fuzzer's clang build runs beside the test suite; its 60 s of fuzzing after it, alone,
-# as before (beside the suite it got through a quarter of the inputs).
+# The loader fuzzer's clang build runs beside the test suite; its 60 s of fuzzing after it, as
+# before: beside the suite it would share a core with the tests and get fewer inputs through.
 fuzz_build_pid=
 if [ -n "$fuzz_loader" ]; then
   ci/fuzz_loader.sh --build-only &
