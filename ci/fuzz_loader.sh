@@ -2,6 +2,7 @@
 # libFuzzer on the model loader and validator (tests/fuzz/model_loader_fuzzer.cpp), with
 # AddressSanitizer and UndefinedBehaviorSanitizer, seeded with corpus/examples and corpus/errors.
 #   ci/fuzz_loader.sh [SECONDS]     default 60; the hardening target is 600
+#   ci/fuzz_loader.sh --build-only  only the build (ci/test.sh runs it beside the test suite)
 # Builds with clang in build-libfuzzer/ (installing clang when missing, as ci/lib/setup.sh does
 # for the rest), keeps the grown corpus in build-libfuzzer/corpus/ and crash files in
 # build-libfuzzer/artifacts/. Exit status non-zero on a crash, hang, leak or sanitizer report.
@@ -10,6 +11,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 source ci/lib/setup.sh
 seconds=${1:-60}
+build_only=
+if [ "$seconds" = --build-only ]; then build_only=1; fi
 
 GBCHECK_WITH_LIBFUZZER=1 gbcheck_install_deps
 build=$root/build-libfuzzer
@@ -29,6 +32,7 @@ ninja -C "$build" gbcheck_model gbc_ir gbc_support >"$log" 2>&1 || {
 clang++ -std=c++17 -O1 -g -fsanitize=fuzzer $sanitize -I"$root" tests/fuzz/model_loader_fuzzer.cpp \
   "$build/harness/model/libgbcheck_model.a" "$build/compiler/ir/libgbc_ir.a" "$build/compiler/support/libgbc_support.a" \
   -lyaml-cpp -lspdlog -lfmt -o "$build/model_loader_fuzzer"
+if [ -n "$build_only" ]; then exit 0; fi
 
 mkdir -p "$build/corpus" "$build/artifacts"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -30,9 +30,11 @@ nlohmann::json backends_json() {
   return nlohmann::json::parse(r.output, nullptr, false);
 }
 
-// "" when the backend can run here, else why not.
+// "" when the backend can run here, else why not. The list is probed once per test process: each
+// `gbcheck backends` starts every adapter's probe (about 2.7 s), and every case asks.
 std::string unavailable(const std::string& name) {
-  for (const auto& b : backends_json())
+  static const nlohmann::json probed = backends_json();
+  for (const auto& b : probed)
     if (b["name"] == name) return b["available"].get<bool>() ? "" : b["reason"].get<std::string>();
   return "not listed by gbcheck backends";
 }

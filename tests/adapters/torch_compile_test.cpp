@@ -36,10 +36,11 @@ std::string torch2_env() {
 
 testing::CommandResult gbcheck(const std::string& args) { return testing::run_gbcheck_in_source_tree(args, torch2_env()); }
 
-// "" when the backend can run with that Python, else why not.
+// "" when the backend can run with that Python, else why not. The list is probed once per test
+// process: each `gbcheck backends` starts every adapter's probe (about 2.7 s), and every case asks.
 std::string unavailable(const std::string& backend) {
-  testing::CommandResult r = gbcheck("backends --json 2>/dev/null");
-  nlohmann::json list = nlohmann::json::parse(r.output, nullptr, false);
+  static const testing::CommandResult r = gbcheck("backends --json 2>/dev/null");
+  const nlohmann::json list = nlohmann::json::parse(r.output, nullptr, false);
   if (!list.is_array()) return "gbcheck backends --json failed: " + r.output;
   for (const auto& b : list)
     if (b["name"] == backend) return b["available"].get<bool>() ? "" : b["reason"].get<std::string>();
