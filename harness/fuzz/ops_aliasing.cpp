@@ -31,6 +31,7 @@ Node view_of(GraphBuilder& b, ValueId base) {
 }  // namespace
 
 bool build_view_mutation(GraphBuilder& b, OpId op) {
+  if (op == OpId::CopyInPlace) return false;  // writes a number below; copy_'s src is a tensor
   std::vector<OpId> readers;
   for (OpId r : {OpId::Neg, OpId::Abs, OpId::Relu})
     if (b.enabled(r)) readers.push_back(r);

@@ -434,6 +434,8 @@ std::vector<OpCase> op_cases() {
                "", {}, "[x]"});
   c.push_back({"mul_in_place_broadcast", X23 + Y3, "  - {id: y, op: mul_, args: [x, y2]}\n",
                [](const Inputs& in) { return in[0].clone().mul_(in[1]); }});
+  c.push_back({"copy_in_place_broadcast_and_cast", X23 + "  j: {shape: [3], dtype: int32}\n",
+               "  - {id: y, op: copy_, args: [x, j]}\n", [](const Inputs& in) { return in[0].clone().copy_(in[1]); }});
   mark("custom_in_place");
 
   return c;
