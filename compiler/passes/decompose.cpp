@@ -361,10 +361,11 @@ class Decomposer {
       return e.op(OpId::Sum, {val(rows)}, {{"dim", std::vector<int64_t>{0}}, {"keepdim", true}}, name);
     };
     ValueId x = e.arg(0), weight = e.arg(1), bias = e.arg(2);
-    ValueId x64 = f64(x, "x_f64");
-    ValueId sum = channel_sum(x64, "sum");
+    ValueId sum = channel_sum(f64(x, "x_f64"), "sum");
     ValueId mean = f32(e.op(OpId::Div, {val(sum), num_int(count)}, {}, "batch_mean_f64"), "batch_mean");
-    ValueId centered = e.op(OpId::Sub, {val(x64), val(f64(mean, "batch_mean_f64_rounded"))}, {}, "centered");
+    // x itself, not x_f64: float32 minus a float64 tensor computes in float64 all the same, and a
+    // value two reductions shared would be written out between them (8 bytes per element).
+    ValueId centered = e.op(OpId::Sub, {val(x), val(f64(mean, "batch_mean_f64_rounded"))}, {}, "centered");
     ValueId sq = e.op(OpId::Mul, {val(centered), val(centered)}, {}, "sq");
     ValueId var_sum = channel_sum(sq, "var_sum");
     ValueId var = e.op(OpId::Div, {val(var_sum), num_int(count)}, {}, "batch_var");

@@ -258,7 +258,7 @@ outputs: [y]
   y.batch_mean_f64: float64[1, 3, 1, 1] = div(y.sum, 8)
   y.batch_mean: float32[1, 3, 1, 1] = to(y.batch_mean_f64, dtype=float32)
   y.batch_mean_f64_rounded: float64[1, 3, 1, 1] = to(y.batch_mean, dtype=float64)
-  y.centered: float64[2, 3, 2, 2] = sub(y.x_f64, y.batch_mean_f64_rounded)
+  y.centered: float64[2, 3, 2, 2] = sub(x, y.batch_mean_f64_rounded)
   y.sq: float64[2, 3, 2, 2] = mul(y.centered, y.centered)
   y.var_sum_rows: float64[2, 3, 1, 1] = sum(y.sq, dim=[2, 3], keepdim=true)
   y.var_sum: float64[1, 3, 1, 1] = sum(y.var_sum_rows, dim=[0], keepdim=true)
