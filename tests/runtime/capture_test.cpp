@@ -151,6 +151,22 @@ outputs: [y]
                       1);
 }
 
+TEST(GraphBreaks, CopyIntoAGraphInputIsGB006) {
+  // A model's own copy_ into an input breaks like add_ (decompose's write-backs come after capture).
+  expect_single_break(R"(format: gbcheck/v1
+name: copy_inplace_break
+inputs:
+  x: {shape: [4, 3]}
+graph:
+  - {id: a, op: relu, args: [x]}
+  - {op: copy_, args: [x, a]}
+  - {id: y, op: mul, args: [a, x]}
+outputs: [y]
+)",
+                      "copy_.yaml", {"GB006", "copy_.yaml:7:5", "copy_ overwrites graph input 'x'", "return the copied value as an output"},
+                      2);
+}
+
 TEST(GraphBreaks, BreaksKeepProgramOrderAndNumberGraphs) {
   Model model = load(R"(format: gbcheck/v1
 name: two_breaks
