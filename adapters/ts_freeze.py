@@ -96,7 +96,14 @@ class Compiled:
         self.model.python_module()  # gbcheck_model_<id> must be importable for the module's source
         module = self.module_class()([p.detach() for p in params]).eval()
         if self.mode == "trace":
+            # Tracing runs the model once: whatever it writes in place (batch_norm's running stats,
+            # add_ on an input) is restored, so that the call being traced updates them only once.
+            written = [t for t in list(params) + list(example) if isinstance(t, torch.Tensor)]
+            saved = [t.detach().clone() for t in written]
             scripted = torch.jit.trace(module, tuple(example), check_trace=False)
+            with torch.no_grad():
+                for t, before in zip(written, saved):
+                    t.copy_(before)
         else:
             scripted = torch.jit.script(module)
         frozen = torch.jit.freeze(scripted.eval())
