@@ -295,4 +295,6 @@ bool is_elementwise(OpClass cls) {
 
 bool is_elementwise_op(OpId op) { return op != OpId::Unknown && is_elementwise(op_schema(op).cls); }
 
+bool is_in_place_op(OpId op) { return op != OpId::Unknown && op_schema(op).cls == OpClass::InPlace; }
+
 }  // namespace gbc

@@ -91,4 +91,7 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
 bool is_elementwise(OpClass cls);
 bool is_elementwise_op(OpId op);
 
+/// True for the ops that write into their first argument (OpClass::InPlace: add_, mul_, copy_).
+bool is_in_place_op(OpId op);
+
 }  // namespace gbc

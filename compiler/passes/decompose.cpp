@@ -125,6 +125,20 @@ class Decomposer {
  private:
   const SymShape& shape_of(const Node& node, size_t i) const { return g_.type(node.args[i].value).shape; }
 
+  // v as float64 (itself when it is float64 already).
+  ValueId to_f64(Emitter& e, ValueId v, const std::string& name) {
+    return g_.type(v).dtype == DType::Float64 ? v : e.op(OpId::To, {val(v)}, {{"dtype", DType::Float64}}, name);
+  }
+
+  // A [C] per-channel param of batch_norm's input of shape xs as [C, 1, ...], which broadcasts
+  // along dim 1 (as it is for a 2-d input).
+  ValueId per_channel(Emitter& e, const SymShape& xs, ValueId p, const std::string& name) {
+    if (xs.size() == 2) return p;
+    SymShape shape(xs.size() - 1, DimExpr(1));
+    shape[0] = xs[1];
+    return e.op(OpId::Reshape, {val(p)}, {{"shape", shape}}, name);
+  }
+
   bool decomposable(const Node& node) const {
     const OpId op = node.op;
     if (node.outputs.size() != 1 || !g_.type(node.output()).is_tensor()) return false;
@@ -229,9 +243,7 @@ class Decomposer {
     const SymShape xs = shape_of(n, 0);  // a copy: emitting nodes adds values
     int64_t count = *constant_count(reduced_sizes(xs, n));
     int64_t divisor = std::max<int64_t>(count - n.attr_int("correction", 1), 0);
-    auto f64 = [&](ValueId v, const std::string& name) {
-      return g_.type(v).dtype == DType::Float64 ? v : e.op(OpId::To, {val(v)}, {{"dtype", DType::Float64}}, name);
-    };
+    auto f64 = [&](ValueId v, const std::string& name) { return to_f64(e, v, name); };
     ValueId first = n.args[0].value;
     const auto dims = n.attr_int_list("dim");
     for (int64_t d = 0; d < static_cast<int64_t>(xs.size()); ++d) {
@@ -300,14 +312,8 @@ class Decomposer {
     ValueId rstd = e.op(OpId::Rsqrt, {val(ve)}, {}, "rstd");
     ValueId scale = e.op(OpId::Mul, {val(rstd), val(weight)}, {}, "scale");
     ValueId shift = e.op(OpId::Sub, {val(bias), val(e.op(OpId::Mul, {val(mean), val(scale)}, {}, "mean_scaled"))}, {}, "shift");
-    auto per_channel = [&](ValueId p, const std::string& name) {
-      if (xs.size() == 2) return p;
-      SymShape shape(xs.size() - 1, DimExpr(1));
-      shape[0] = xs[1];
-      return e.op(OpId::Reshape, {val(p)}, {{"shape", shape}}, name);
-    };
-    ValueId scale_c = per_channel(scale, "scale_c");
-    ValueId shift_c = per_channel(shift, "shift_c");
+    ValueId scale_c = per_channel(e, xs, scale, "scale_c");
+    ValueId shift_c = per_channel(e, xs, shift, "shift_c");
     ValueId scaled = e.op(OpId::Mul, {val(x), val(scale_c)}, {}, "scaled");
     e.result(OpId::Add, {val(scaled), val(shift_c)});
   }
@@ -334,9 +340,9 @@ class Decomposer {
   // (kernel_plan.h). The squares, their sum and the running stats are float64 throughout: ATen's
   // contiguous kernel squares in float32 and keeps var_sum in float32, its strided one runs
   // Welford in float64, so near the float32 maximum the two overflow differently (docs/fuzzing.md);
-  // float64 overflows in neither, as the float64 reference does not. Each sum runs in two stages, over the trailing dims (rows
-  // of H * W contiguous values) and then over the batch: one sum over dims (0, 2, 3) would read
-  // strided rows, gathered element by element.
+  // float64 overflows in neither, as the float64 reference does not. Each sum runs in two
+  // stages, over the trailing dims (rows of H * W contiguous values) and then over the batch: one
+  // sum over dims (0, 2, 3) would read strided rows, gathered element by element.
   void batch_norm_training(Emitter& e, const Node& n) {
     const SymShape xs = shape_of(n, 0);  // a copy: emitting nodes adds values
     std::vector<DimExpr> reduced = {xs[0]};
@@ -347,9 +353,7 @@ class Decomposer {
     }
     const int64_t count = *constant_count(reduced);
     const double momentum = n.attr_float("momentum", 0.1);
-    auto f64 = [&](ValueId v, const std::string& name) {
-      return g_.type(v).dtype == DType::Float64 ? v : e.op(OpId::To, {val(v)}, {{"dtype", DType::Float64}}, name);
-    };
+    auto f64 = [&](ValueId v, const std::string& name) { return to_f64(e, v, name); };
     auto f32 = [&](ValueId v, const std::string& name) {
       return e.op(OpId::To, {val(v)}, {{"dtype", DType::Float32}}, name);
     };
@@ -371,14 +375,9 @@ class Decomposer {
     ValueId var = e.op(OpId::Div, {val(var_sum), num_int(count)}, {}, "batch_var");
     ValueId ve = e.op(OpId::Add, {val(var), num(n.attr_float("eps", 1e-5))}, {}, "var_eps");
     ValueId invstd = f32(e.op(OpId::Rsqrt, {val(ve)}, {}, "invstd_f64"), "invstd");
-    SymShape channel_shape(xs.size() - 1, DimExpr(1));  // [C, 1, ...]: broadcasts along dim 1
-    channel_shape[0] = xs[1];
-    auto per_channel = [&](ValueId p, const std::string& name) {
-      return xs.size() == 2 ? p : e.op(OpId::Reshape, {val(p)}, {{"shape", channel_shape}}, name);
-    };
-    ValueId scale = e.op(OpId::Mul, {val(invstd), val(per_channel(weight, "weight_c"))}, {}, "scale");
+    ValueId scale = e.op(OpId::Mul, {val(invstd), val(per_channel(e, xs, weight, "weight_c"))}, {}, "scale");
     ValueId mean_scaled = e.op(OpId::Mul, {val(mean), val(scale)}, {}, "mean_scaled");
-    ValueId shift = e.op(OpId::Sub, {val(per_channel(bias, "bias_c")), val(mean_scaled)}, {}, "shift");
+    ValueId shift = e.op(OpId::Sub, {val(per_channel(e, xs, bias, "bias_c")), val(mean_scaled)}, {}, "shift");
     auto update = [&](size_t arg, ValueId batch, const std::string& name) {
       ValueId flat = e.op(OpId::Reshape, {val(batch)}, {{"shape", SymShape{xs[1]}}}, name + "_batch");
       ValueId kept = e.op(OpId::Mul, {val(f64(e.arg(arg), name + "_f64")), num(1.0 - momentum)}, {}, name + "_kept");

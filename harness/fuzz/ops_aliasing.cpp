@@ -7,6 +7,8 @@
 // of a kind that keeps its dtype, and the value ranges refuse writes that could overflow.
 #include "harness/fuzz/op_builders.h"
 
+#include "compiler/ir/op_schema.h"
+
 namespace gbc {
 namespace {
 
@@ -31,7 +33,7 @@ Node view_of(GraphBuilder& b, ValueId base) {
 }  // namespace
 
 bool build_view_mutation(GraphBuilder& b, OpId op) {
-  if (op == OpId::CopyInPlace) return false;  // writes a number below; copy_'s src is a tensor
+  if (op_schema(op).arg_kind != ArgKind::TensorOrNumber) return false;  // writes a number below (not copy_)
   std::vector<OpId> readers;
   for (OpId r : {OpId::Neg, OpId::Abs, OpId::Relu})
     if (b.enabled(r)) readers.push_back(r);

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "compiler/ir/infer.h"
+#include "compiler/ir/op_schema.h"
 #include "harness/fuzz/op_builders.h"
 
 namespace gbc {
@@ -264,16 +265,17 @@ bool build_in_place(GraphBuilder& b, OpId op) {
     return r == s || (is_floating(s) && is_floating(r));
   };
   Arg other;
+  const bool number_other = op_schema(op).arg_kind == ArgKind::TensorOrNumber;  // not copy_'s src
   double u = b.uniform();
   std::vector<ValueId> scalars;
   for (ValueId v : b.host_scalars())
     if (storable(b.type(v).dtype)) scalars.push_back(v);
-  if (u < 0.4 && op != OpId::CopyInPlace) {  // copy_'s src is a tensor (Tensor.copy_)
+  if (u < 0.4 && number_other) {
     ScalarKind kind = same_kind(s);
     if (kind == ScalarKind::Float && b.chance(0.3)) kind = ScalarKind::Int;
     if (kind == ScalarKind::Int && b.chance(0.15)) kind = ScalarKind::Bool;
     other = Arg::number(b.number(kind, Domain::Any));
-  } else if (u < 0.5 && !scalars.empty() && op != OpId::CopyInPlace) {
+  } else if (u < 0.5 && !scalars.empty() && number_other) {
     other = Arg::of(b.pick_one(scalars));
   } else {
     Need partner;

@@ -99,7 +99,7 @@ class Namer {
         for (const auto& blk : n.blocks)
           for (ValueId res : blk.results) names_[res] = r;
       }
-      if ((n.op == OpId::AddInPlace || n.op == OpId::MulInPlace || n.op == OpId::CopyInPlace) && !n.outputs.empty() && n.args[0].is_value())
+      if (is_in_place_op(n.op) && !n.outputs.empty() && n.args[0].is_value())
         names_[n.outputs[0]] = (*this)(n.args[0].value);
       for (const auto& blk : n.blocks) visit(blk);
     }

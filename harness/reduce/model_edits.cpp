@@ -8,6 +8,7 @@
 
 #include "compiler/aten/aten_convert.h"
 #include "compiler/aten/eager_executor.h"
+#include "compiler/ir/op_schema.h"
 #include "compiler/ir/yaml_reader.h"
 #include "compiler/passes/effects.h"
 #include "harness/model/model_loader.h"
@@ -24,10 +25,6 @@ void for_each_arg_value(Node& n, F&& f) {
     for (Node& inner : b.nodes) for_each_arg_value(inner, f);
     for (ValueId& r : b.results) f(r);
   }
-}
-
-bool is_in_place(const Node& n) {
-  return n.op == OpId::AddInPlace || n.op == OpId::MulInPlace || n.op == OpId::CopyInPlace;
 }
 
 bool same_type(const ValueType& a, const ValueType& b) {
@@ -175,7 +172,7 @@ bool remove_nodes(ReductionSubject& s, const std::vector<size_t>& indices, const
       const bool is_output = std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end();
       const bool has_value = ev.count(v) != 0;
       if (!t.is_tensor()) plan.push_back({How::DropOutput, kNoValue});  // removable_nodes excludes these
-      else if (is_in_place(n) && n.args[0].is_value()) plan.push_back({How::Bypass, n.args[0].value});
+      else if (is_in_place_op(n.op) && n.args[0].is_value()) plan.push_back({How::Bypass, n.args[0].value});
       else if ((is_output || how == Removal::Bypass) && bypass) plan.push_back({How::Bypass, *bypass});
       else if (is_output && g.outputs.size() > dropped_outputs.size() + 1) plan.push_back({How::DropOutput, v});
       else if (has_value) plan.push_back({How::Input, v});

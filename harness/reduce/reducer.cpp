@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "compiler/ir/op_schema.h"
 #include "compiler/runtime/backend_device.h"
 #include "compiler/support/hash.h"
 #include "harness/inputs/input_generator.h"
@@ -230,9 +231,7 @@ class Reducer {
         const Node* producer = nullptr;
         for (const Node& n : g.body.nodes)
           if (std::find(n.outputs.begin(), n.outputs.end(), g.outputs[i]) != n.outputs.end()) producer = &n;
-        if (!producer || producer->op == OpId::AddInPlace || producer->op == OpId::MulInPlace ||
-            producer->op == OpId::CopyInPlace)
-          continue;
+        if (!producer || is_in_place_op(producer->op)) continue;
         for (const Arg& a : producer->args) {
           if (!a.is_value() || g.is_graph_input(a.value) || !g.type(a.value).is_tensor()) continue;
           if (std::find(g.outputs.begin(), g.outputs.end(), a.value) != g.outputs.end()) continue;
