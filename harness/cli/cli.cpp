@@ -6,10 +6,9 @@
 #include <vector>
 
 #include "compiler/aten/torch_environment.h"
-#include "compiler/ir/diagnostics.h"
 #include "compiler/ir/op_schema.h"
-#include "compiler/support/config_dir.h"
 #include "compiler/support/trace.h"
+#include "harness/cli/error_exit.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/runner/check_report.h"
 #include "harness/version.h"
@@ -163,18 +162,10 @@ int cli_main(int argc, char** argv) {
   }
   try {
     return run_and_end_trace(action);
-  } catch (const InputError& e) {  // an invalid model or config file
-    std::cerr << e.diagnostics().str();
-    return kExitInvalid;
-  } catch (const ConfigNotFound& e) {
-    std::cerr << "gbcheck: " << e.what() << "\n";
-    return kExitEnvironment;
-  } catch (const InternalError& e) {
-    std::cerr << "gbcheck: " << e.what() << "\nthis is a bug in gbcheck; please report it with the model and command\n";
-    return kExitInternal;
   } catch (const std::exception& e) {
-    std::cerr << "gbcheck: internal error: " << e.what() << "\n";
-    return kExitInternal;
+    const ErrorExit exit = error_exit(e);
+    std::cerr << exit.message;
+    return exit.exit_code;
   }
 }
 
