@@ -61,7 +61,8 @@ std::optional<std::vector<std::string>> model_files(const std::vector<std::strin
     }
     const std::vector<std::string> found = models_in_folder(arg);
     if (found.empty()) {
-      std::cerr << "gbcheck: " << arg << " holds no model (*.yaml) to check\n";
+      std::cerr << "gbcheck: " << arg << " holds no model (*.yaml) to check: a folder stands for the *.yaml files "
+                << "directly in it, not for those of its subfolders\n";
       return std::nullopt;
     }
     out.insert(out.end(), found.begin(), found.end());

@@ -127,12 +127,13 @@ int cli_main(int argc, char** argv) {
 
   CLI::App app{"gbcheck: differential testing of ML graph compilers against eager LibTorch.\n\n"
                "  gbcheck MODEL.yaml [options]      check a model (same as `gbcheck check`)\n"
+               "  gbcheck A.yaml B.yaml DIR ...     check several models (a folder: its *.yaml files), then a summary\n"
                "  gbcheck MODEL.pt --input ...      import a TorchScript file in memory and check it\n"
                "  gbcheck COMMAND --help            options of a command\n"
                "  gbcheck --inject-fault list       the bugs --inject-fault plants in gbc (a testing aid)\n\n"
                "Exit codes: 0 pass, 1 divergence or failed expectation, 2 invalid model, config or usage,\n"
                "3 internal error (a gbcheck bug), 4 unusable environment (e.g. no GPU for device: cuda,\n"
-               "no configs/ folder: see $GBCHECK_CONFIG_DIR).\n"
+               "no configs/ folder: see $GBCHECK_CONFIG_DIR); with several models, the highest of theirs.\n"
                "Docs: docs/cli.md, docs/model-format.md, docs/importing.md, docs/configs.md.",
                "gbcheck"};
   app.set_version_flag("--version", std::string("gbcheck ") + kGbcheckVersion + " (LibTorch " + torch_version() +

@@ -64,7 +64,7 @@ TEST_F(CheckModels, AFolderStandsForItsYamlFilesInNameOrder) {
   fs::create_directories(tmp_.path("empty"));
   testing::CommandResult empty = gbcheck("check " + tmp_.path("empty"));
   EXPECT_EQ(empty.exit_code, 2) << empty.output;
-  EXPECT_NE(empty.output.find("gbcheck: " + tmp_.path("empty") + " holds no model (*.yaml) to check\n"), std::string::npos)
+  EXPECT_NE(empty.output.find("gbcheck: " + tmp_.path("empty") + " holds no model (*.yaml) to check: a folder stands for the *.yaml files directly in it"), std::string::npos)
       << empty.output;
 }
 
