@@ -2,19 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 
 #include "harness/runner/check_report.h"
 
 namespace gbc {
-
-std::vector<std::string> bench_folder_models(const std::string& folder) {
-  std::vector<std::string> out;
-  for (const auto& entry : std::filesystem::directory_iterator(folder))
-    if (entry.is_regular_file() && entry.path().extension() == ".yaml") out.push_back(entry.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 double geometric_mean(const std::vector<double>& values) {
   if (values.empty()) return 0.0;

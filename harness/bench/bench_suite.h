@@ -12,9 +12,6 @@
 
 namespace gbc {
 
-/// The models of a bench folder: its `*.yaml` files (not those of subfolders), sorted by name.
-std::vector<std::string> bench_folder_models(const std::string& folder);
-
 /// One backend over the whole suite.
 struct SuiteSummary {
   std::string backend;
@@ -30,7 +27,7 @@ struct SuiteSummary {
 
 struct BenchSuite {
   std::string folder;
-  std::vector<BenchReport> reports;  // in bench_folder_models order
+  std::vector<BenchReport> reports;  // in models_in_folder order (harness/model/model_folder.h)
   std::vector<std::string> invalid;  // "model: why", for models whose eager reference failed
 
   /// Backends in the order they first appear (eager excluded).

@@ -16,6 +16,7 @@
 #include "harness/cli/inject_fault.h"
 #include "harness/cli/option_checks.h"
 #include "harness/cli/run_args.h"
+#include "harness/model/model_folder.h"
 #include "harness/report/json_report.h"
 
 namespace gbc {
@@ -67,7 +68,7 @@ int bench_folder(const BenchArgs& args) {
   BenchSuite suite;
   suite.folder = args.run.model_path;
   std::vector<std::pair<Model, BenchOptions>> planned;
-  for (const std::string& path : bench_folder_models(args.run.model_path)) {
+  for (const std::string& path : models_in_folder(args.run.model_path)) {
     RunArgs run = args.run;
     run.model_path = path;
     Model model = run.load();

@@ -6,10 +6,9 @@
 #include <vector>
 
 #include "compiler/aten/torch_environment.h"
-#include "compiler/ir/diagnostics.h"
 #include "compiler/ir/op_schema.h"
-#include "compiler/support/config_dir.h"
 #include "compiler/support/trace.h"
+#include "harness/cli/error_exit.h"
 #include "harness/cli/inject_fault.h"
 #include "harness/runner/check_report.h"
 #include "harness/version.h"
@@ -128,12 +127,13 @@ int cli_main(int argc, char** argv) {
 
   CLI::App app{"gbcheck: differential testing of ML graph compilers against eager LibTorch.\n\n"
                "  gbcheck MODEL.yaml [options]      check a model (same as `gbcheck check`)\n"
+               "  gbcheck A.yaml B.yaml DIR ...     check several models (a folder: its *.yaml files), then a summary\n"
                "  gbcheck MODEL.pt --input ...      import a TorchScript file in memory and check it\n"
                "  gbcheck COMMAND --help            options of a command\n"
                "  gbcheck --inject-fault list       the bugs --inject-fault plants in gbc (a testing aid)\n\n"
                "Exit codes: 0 pass, 1 divergence or failed expectation, 2 invalid model, config or usage,\n"
                "3 internal error (a gbcheck bug), 4 unusable environment (e.g. no GPU for device: cuda,\n"
-               "no configs/ folder: see $GBCHECK_CONFIG_DIR).\n"
+               "no configs/ folder: see $GBCHECK_CONFIG_DIR); with several models, the highest of theirs.\n"
                "Docs: docs/cli.md, docs/model-format.md, docs/importing.md, docs/configs.md.",
                "gbcheck"};
   app.set_version_flag("--version", std::string("gbcheck ") + kGbcheckVersion + " (LibTorch " + torch_version() +
@@ -163,18 +163,10 @@ int cli_main(int argc, char** argv) {
   }
   try {
     return run_and_end_trace(action);
-  } catch (const InputError& e) {  // an invalid model or config file
-    std::cerr << e.diagnostics().str();
-    return kExitInvalid;
-  } catch (const ConfigNotFound& e) {
-    std::cerr << "gbcheck: " << e.what() << "\n";
-    return kExitEnvironment;
-  } catch (const InternalError& e) {
-    std::cerr << "gbcheck: " << e.what() << "\nthis is a bug in gbcheck; please report it with the model and command\n";
-    return kExitInternal;
   } catch (const std::exception& e) {
-    std::cerr << "gbcheck: internal error: " << e.what() << "\n";
-    return kExitInternal;
+    const ErrorExit exit = error_exit(e);
+    std::cerr << exit.message;
+    return exit.exit_code;
   }
 }
 

@@ -43,7 +43,11 @@ Diagnostics unknown_passes(const std::vector<std::string>& names) {
 }  // namespace
 
 void RunArgs::add_to(CLI::App& app, const RunArgsScope& scope) {
-  auto* m = app.add_option("model", model_path, "the model.yaml to check (docs/model-format.md)");
+  auto* m = scope.several_models
+                ? app.add_option("model", model_paths,
+                                 "the model.yaml files to check (docs/model-format.md), one after the other; a folder "
+                                 "stands for the *.yaml files directly in it, sorted by name")
+                : app.add_option("model", model_path, "the model.yaml to check (docs/model-format.md)");
   if (scope.model_required) m->required();
   app.add_option("--backend,-b", backends,
                  std::string(scope.one_backend ? "the compiled path to compare with eager (one; default: the model's)"

@@ -26,6 +26,7 @@ struct RunArgsScope {
   bool reference = true;     // --reference (not bench, explain, bisect: nothing is compared)
   bool given_inputs = false; // --inputs (check, reduce, repro, bisect: every command that runs a case)
   bool save_cases = false;   // --save-inputs, --save-outputs (check)
+  bool several_models = false;  // check: the positional takes model files and folders (model_paths)
 };
 
 /// Starts the trace: into dir when given, else into $GBCHECK_TRACE_DIR when set. Returns false after
@@ -34,6 +35,7 @@ bool start_trace(const std::string& dir);
 
 struct RunArgs {
   std::string model_path;
+  std::vector<std::string> model_paths;  // with RunArgsScope::several_models, as given
   std::vector<std::string> backends;
   std::string reference;  // --reference: what the backends are compared with ("": eager)
   std::optional<int> cases;

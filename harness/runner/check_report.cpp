@@ -47,6 +47,26 @@ int CheckReport::exit_code() const {
   return pass() ? kExitPass : kExitDivergence;
 }
 
+std::string CheckReport::failure_summary() const {
+  if (!eager_error.empty()) return "reference " + reference + " raised: " + eager_error.substr(0, eager_error.find('\n'));
+  if (no_usable_case()) return "no case had a usable reference";
+  std::string out;
+  for (const BackendReport& b : backends) {
+    if (b.pass()) continue;
+    std::vector<std::string> how;
+    for (const CaseFailure& f : b.failures) {
+      std::vector<std::string> found = f.error.empty() ? f.failed_oracles() : std::vector<std::string>{"raised"};
+      for (const std::string& h : found)
+        if (std::find(how.begin(), how.end(), h) == how.end()) how.push_back(h);
+    }
+    if (!b.expectation_failures.empty()) how.push_back("an expectation");
+    std::string what;
+    for (const std::string& h : how) what += (what.empty() ? "" : ", ") + h;
+    out += (out.empty() ? "" : "; ") + b.backend + (what == "raised" ? " raised" : " failed " + what);
+  }
+  return out;
+}
+
 std::string CheckReport::replay_command(const std::string& backend, int case_index, const std::string& shrink_path) const {
   std::string s = "gbcheck " + (model_path.empty() ? std::string("MODEL") : model_path) + " --backend " + backend +
                   (eager_reference() ? "" : " --reference " + reference) + " --seed " + std::to_string(seed) + " --case " + std::to_string(case_index);

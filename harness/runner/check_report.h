@@ -150,6 +150,9 @@ struct CheckReport {
   /// The command that replays a case: `gbcheck MODEL --backend B [--reference R] --seed S --case K
   /// [--shrink P]` (with `--inputs F... --cases N` when the run had given inputs).
   std::string replay_command(const std::string& backend, int case_index, const std::string& shrink_path) const;
+  /// Why the check did not pass, in one line ("nnc-py failed drift; gbc raised"), for a summary
+  /// of several models; "" when it passed.
+  std::string failure_summary() const;
 };
 
 /// What a replay command needs to number the user's own cases as the run did: ` --inputs PATH...

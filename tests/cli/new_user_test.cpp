@@ -138,9 +138,11 @@ TEST_F(NewUser, FirstMinuteMistakesAreNamed) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "`gbcheck cache` needs one of:\n  gbcheck cache info: ")) << r.output;
   EXPECT_TRUE(contains(r.output, "\n  gbcheck cache clear: ")) << r.output;
-  r = gbcheck("corpus/examples");
+  r = gbcheck("corpus/found");  // a folder of model folders: check takes a folder's own *.yaml files
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "corpus/examples: error: is a directory, not a model file")) << r.output;
+  EXPECT_TRUE(contains(r.output, "gbcheck: corpus/found holds no model (*.yaml) to check: a folder stands for the *.yaml "
+                                 "files directly in it, not for those of its subfolders\n"))
+      << r.output;
   r = gbcheck(file("empty.yaml", "\n"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "error: the model file is empty")) << r.output;
