@@ -325,10 +325,15 @@ class Decomposer {
   bool training_batch_norm_decomposable(const Node& node) const {
     const SymShape& xs = shape_of(node, 0);
     if (xs.size() < 2 || g_.type(node.args[0].value).dtype == DType::Float64) return false;
+    const std::optional<int64_t> count = constant_count(batch_stat_sizes(xs));
+    return count && *count >= 2;
+  }
+
+  // The sizes a batch statistic reduces over: every dim of xs but the channels (dim 1).
+  static std::vector<DimExpr> batch_stat_sizes(const SymShape& xs) {
     std::vector<DimExpr> reduced = {xs[0]};
     reduced.insert(reduced.end(), xs.begin() + 2, xs.end());
-    const std::optional<int64_t> count = constant_count(reduced);
-    return count && *count >= 2;
+    return reduced;
   }
 
   // Training mode, as ATen's CPU kernel computes it (batch_norm_cpu_collect_stats, update_stats,
@@ -345,13 +350,9 @@ class Decomposer {
   // sum over dims (0, 2, 3) would read strided rows, gathered element by element.
   void batch_norm_training(Emitter& e, const Node& n) {
     const SymShape xs = shape_of(n, 0);  // a copy: emitting nodes adds values
-    std::vector<DimExpr> reduced = {xs[0]};
     std::vector<int64_t> trailing;
-    for (size_t d = 2; d < xs.size(); ++d) {
-      trailing.push_back(static_cast<int64_t>(d));
-      reduced.push_back(xs[d]);
-    }
-    const int64_t count = *constant_count(reduced);
+    for (size_t d = 2; d < xs.size(); ++d) trailing.push_back(static_cast<int64_t>(d));
+    const int64_t count = *constant_count(batch_stat_sizes(xs));
     const double momentum = n.attr_float("momentum", 0.1);
     auto f64 = [&](ValueId v, const std::string& name) { return to_f64(e, v, name); };
     auto f32 = [&](ValueId v, const std::string& name) {

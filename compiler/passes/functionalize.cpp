@@ -13,10 +13,7 @@ namespace {
 // copy_ stays: its out-of-place form would be a cast and an expand of src, and a copy_ into a
 // value nobody else sees is rare (decompose writes batch_norm's running stats with it, into
 // params, which are never private).
-bool is_in_place(const Node& node) {
-  const OpSchema* s = find_op_schema(node.op);
-  return s && s->cls == OpClass::InPlace && node.op != OpId::CopyInPlace;
-}
+bool is_in_place(const Node& node) { return is_in_place_op(node.op) && node.op != OpId::CopyInPlace; }
 
 // Where each read happens, in program order (a block's results are read at the block's end;
 // graph outputs after everything).
