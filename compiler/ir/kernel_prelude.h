@@ -289,18 +289,14 @@ template <typename T, typename... Rest> GBC_FN T gbc_horner(T x, T c_high, T c_n
 }
 #endif
 
-GBC_FN float gbc_exp(float x) {
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-  return GBC_MATH(exp)(x);
-#else
-  /* x = n ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 in two parts), e^r = 1 + r + r^2 P(r) with
-   * Cephes' coefficients, then 2^n applied in two halves so that results below 2^-126 round once,
-   * as subnormals. Outside [-104, 89] the result is 0 or inf: selected at the end, so the steps
-   * run on x itself (GCC turned a clamp of x first into a dozen blends of every step's value). */
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+/* e^x = p 2^n: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 in two parts), p = e^r =
+ * 1 + r + r^2 P(r) with Cephes' coefficients; n's bits (as an unsigned difference) in *n. */
+GBC_FN float gbc_exp_reduced(float x, uint32_t* n_bits) {
   const float magic = 12582912.0f; /* 1.5 * 2^23 */
   const float t = gbc_fma(x, 1.44269504088896341f, magic);
   const float n = t - magic;
-  const uint32_t ni = gbc_f32_bits(t) - gbc_f32_bits(magic);
+  *n_bits = gbc_f32_bits(t) - gbc_f32_bits(magic);
   const float r = gbc_fma(n, 2.12194440e-4f, gbc_fma(n, -0.693359375f, x));
   float p = 1.9875691500e-4f;
   p = gbc_fma(p, r, 1.3981999507e-3f);
@@ -308,7 +304,26 @@ GBC_FN float gbc_exp(float x) {
   p = gbc_fma(p, r, 4.1665795894e-2f);
   p = gbc_fma(p, r, 1.6666665459e-1f);
   p = gbc_fma(p, r, 5.0000001201e-1f);
-  p = gbc_fma(p, r * r, r) + 1.0f;
+  return gbc_fma(p, r * r, r) + 1.0f;
+}
+/* e^x for x in [-87, 88], where the result is a normal float: 2^n applied at once (exact), no
+ * range selects. Equal to gbc_exp there, with fewer instructions (tanh's exp). */
+GBC_FN float gbc_exp_normal(float x) {
+  uint32_t ni;
+  const float p = gbc_exp_reduced(x, &ni);
+  return p * gbc_bits_f32((ni + 127u) << 23);
+}
+#endif
+
+GBC_FN float gbc_exp(float x) {
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+  return GBC_MATH(exp)(x);
+#else
+  /* 2^n applied in two halves so that results below 2^-126 round once, as subnormals. Outside
+   * [-104, 89] the result is 0 or inf: selected at the end, so the steps run on x itself (GCC
+   * turned a clamp of x first into a dozen blends of every step's value). */
+  uint32_t ni;
+  const float p = gbc_exp_reduced(x, &ni);
   const uint32_t half = (uint32_t)((int32_t)ni >> 1);
   const float y = p * gbc_bits_f32((half + 127u) << 23) * gbc_bits_f32((ni - half + 127u) << 23);
   const float low = x < -104.0f ? 0.0f : y; /* nan stays nan: both comparisons are false */
@@ -379,12 +394,19 @@ GBC_FN float gbc_log(float x) {
 }
 GBC_FN double gbc_log(double x) { return GBC_MATH(log)(GBC_OPAQUE(x)); }
 
-GBC_FN float gbc_tanh(float x) {
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-  return GBC_MATH(tanh)(x);
-#else
-  /* |x| < 0.625: |x| + |x| z P(z), z = x^2, P a Chebyshev fit (relative error 7e-10); above,
-   * 1 - 2 / (e^(2|x|) + 1), which rounds to 1 once e^(2|x|) overflows. The sign is x's. */
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+/* tanh, sigmoid and silu in two steps on the CPU: the exp, then what follows it (gbc_tanh(x) is
+ * gbc_tanh_finish(x, gbc_tanh_exp(x)), the same float operations). Generated CPU kernels may run
+ * the steps as passes of their own over a block of elements (cpu_codegen.cpp): an exp and a
+ * division in one chain of dependent vector instructions leave the out-of-order core waiting. */
+/* e^(2|x|), limited to e^88: past |x| = 44 tanh rounds to 1 all the same (NaN stays NaN). */
+GBC_FN float gbc_tanh_exp(float x) {
+  const float v = 2.0f * GBC_MATH(fabs)(x);
+  return gbc_exp_normal(v > 88.0f ? 88.0f : v);
+}
+/* |x| < 0.625: |x| + |x| z P(z), z = x^2, P a Chebyshev fit (relative error 7e-10); above,
+ * 1 - 2 / (e^(2|x|) + 1), which rounds to 1 once e^(2|x|) overflows. The sign is x's. */
+GBC_FN float gbc_tanh_finish(float x, float exp_2a) {
   const float a = GBC_MATH(fabs)(x);
   const float z = a * a;
   float p = 0.00229274481618f;
@@ -394,9 +416,34 @@ GBC_FN float gbc_tanh(float x) {
   p = gbc_fma(p, z, 0.133333035569f);
   p = gbc_fma(p, z, -0.333333331721f);
   const float small = gbc_fma(a, z * p, a);
-  const float large = 1.0f - 2.0f / (gbc_exp(2.0f * a) + 1.0f);
+  const float large = 1.0f - 2.0f / (exp_2a + 1.0f);
   const float y = a < 0.625f ? small : large;
   return gbc_bits_f32(gbc_f32_bits(y) | (gbc_f32_bits(x) & 0x80000000u));
+}
+GBC_FN float gbc_sigmoid_exp(float x) { return gbc_exp(-GBC_MATH(fabs)(x)); }
+/* With e = e^-|x| <= 1: 1 / (1 + e) for x >= 0, e / (1 + e) below (no overflow of e^-x, so
+ * tiny results keep their value). The rounding error of 1 + e is corrected to first order,
+ * q * err / d, with 1 / d taken as q or 1 - q (within an ulp of it: the correction is itself
+ * below an ulp of q, so this costs nothing in accuracy and saves a second division). */
+GBC_FN float gbc_sigmoid_finish(float x, float e) {
+  const float d = 1.0f + e;
+  const float err = (1.0f - d) + e; /* d + err == 1 + e exactly, as 1 >= e */
+  const bool positive = x >= 0.0f;
+  const float q = (positive ? 1.0f : e) / d;
+  const float inv_d = positive ? q : 1.0f - q;
+  /* A NaN returns itself: through -|x| and GCC's choice of fused negations its sign would
+   * depend on how the code was vectorized, and compiled kernels match the interpreter bit for bit. */
+  return x != x ? x + x : q - q * err * inv_d;
+}
+GBC_FN float gbc_silu_exp(float x) { return gbc_exp(-x); }
+GBC_FN float gbc_silu_finish(float x, float e) { return x / (1.0f + e); }
+#endif
+
+GBC_FN float gbc_tanh(float x) {
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+  return GBC_MATH(tanh)(x);
+#else
+  return gbc_tanh_finish(x, gbc_tanh_exp(x));
 #endif
 }
 GBC_FN double gbc_tanh(double x) { return GBC_MATH(tanh)(GBC_OPAQUE(x)); }
@@ -424,19 +471,7 @@ GBC_FN float gbc_sigmoid(float x) {
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
   return 1.0f / (1.0f + GBC_MATH(exp)(-x));
 #else
-  /* With e = e^-|x| <= 1: 1 / (1 + e) for x >= 0, e / (1 + e) below (no overflow of e^-x, so
-   * tiny results keep their value). The rounding error of 1 + e is corrected to first order,
-   * q * err / d, with 1 / d taken as q or 1 - q (within an ulp of it: the correction is itself
-   * below an ulp of q, so this costs nothing in accuracy and saves a second division). */
-  const float e = gbc_exp(-GBC_MATH(fabs)(x));
-  const float d = 1.0f + e;
-  const float err = (1.0f - d) + e; /* d + err == 1 + e exactly, as 1 >= e */
-  const bool positive = x >= 0.0f;
-  const float q = (positive ? 1.0f : e) / d;
-  const float inv_d = positive ? q : 1.0f - q;
-  /* A NaN returns itself: through -|x| and GCC's choice of fused negations its sign would
-   * depend on how the code was vectorized, and compiled kernels match the interpreter bit for bit. */
-  return x != x ? x + x : q - q * err * inv_d;
+  return gbc_sigmoid_finish(x, gbc_sigmoid_exp(x));
 #endif
 }
 GBC_FN double gbc_sigmoid(double x) { return 1.0 / (1.0 + GBC_MATH(exp)(GBC_OPAQUE(-x))); }
@@ -468,7 +503,13 @@ GBC_FN float gbc_gelu(float x) {
 }
 GBC_FN double gbc_gelu(double x) { return 0.5 * x * (1.0 + GBC_MATH(erf)(GBC_OPAQUE(x * 0.70710678118654752440))); }
 
-GBC_FN float gbc_silu(float x) { return x / (1.0f + gbc_exp(-x)); }
+GBC_FN float gbc_silu(float x) {
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+  return x / (1.0f + gbc_exp(-x));
+#else
+  return gbc_silu_finish(x, gbc_silu_exp(x));
+#endif
+}
 GBC_FN double gbc_silu(double x) { return x / (1.0 + GBC_MATH(exp)(GBC_OPAQUE(-x))); }
 /* hardsigmoid and hardswish in the order ATen's CPU kernels compute them (min(max(x + 3, 0), 6) / 6,
  * and x times the clamp before the division), so float32 rounds the same; NaN propagates. */
