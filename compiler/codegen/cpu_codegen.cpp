@@ -158,7 +158,9 @@ class CpuKernelWriter {
       return pointwise_columns_function(fn) + entry("  const int64_t units = a->numel / a->cols;\n", "units", "a->numel",
                                                     "(units + threads - 1) / threads", fn);
     }
-    const std::vector<kir::ExprPtr> staged = staged_values();
+    std::vector<kir::ExprPtr> roots;
+    for (const kir::Store& st : k_.stores) roots.push_back(st.value);
+    const std::vector<kir::ExprPtr> staged = staged_values(roots);
     if (step_count(staged) >= 2) return pointwise_staged(staged);
     Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
     Scope body(Scope::Element, blocked_.empty() ? "    " : "      ", element_indexing(false), &kernel_scope);
@@ -181,23 +183,24 @@ class CpuKernelWriter {
     return out + entry("  const int64_t n = a->numel;\n", "n", "n", "gbc_cpu_chunk(n, threads)", name + "_range");
   }
 
-  // The float32 costly values a pointwise kernel computes per element, each once, arguments
-  // first. The prelude's float32 exp, tanh, sigmoid, ... are polynomials: dozens of dependent
-  // vector instructions each.
-  std::vector<kir::ExprPtr> staged_values() {
+  // The float32 costly values that `roots` compute per element, each once, arguments first; not
+  // those `skip` names (values an earlier pass kept). The prelude's float32 exp, tanh, sigmoid, ...
+  // are polynomials: dozens of dependent vector instructions each.
+  std::vector<kir::ExprPtr> staged_values(const std::vector<kir::ExprPtr>& roots,
+                                          const std::function<bool(const kir::Expr*)>& skip = nullptr) {
     std::vector<kir::ExprPtr> out;
     std::set<const kir::Expr*> seen;
     std::function<void(const kir::ExprPtr&)> visit = [&](const kir::ExprPtr& e) {
-      if (!seen.insert(e.get()).second) return;
+      if (!seen.insert(e.get()).second || (skip && skip(e.get()))) return;
       for (const kir::ExprPtr& a : e->args) visit(a);
       if (costly_op(*e) && e->dtype == DType::Float32 && em_.depth(e) == Scope::Element) out.push_back(e);
     };
-    for (const kir::Store& st : k_.stores) visit(st.value);
+    for (const kir::ExprPtr& root : roots) visit(root);
     return out;
   }
 
   // Costly ops the CPU prelude computes in two steps, gbc_<op>_exp and gbc_<op>_finish
-  // (kernel_prelude.h): in a staged body each step is a pass.
+  // (kernel_prelude.h): in staged loops each step is a pass.
   static bool two_steps(const kir::Expr& e) { return e.op == "tanh" || e.op == "sigmoid" || e.op == "silu"; }
   static size_t step_count(const std::vector<kir::ExprPtr>& staged) {
     size_t steps = 0;
@@ -205,20 +208,23 @@ class CpuKernelWriter {
     return steps;
   }
 
-  // A pointwise body with two or more costly steps runs as passes over blocks of GBC_BLOCK
-  // elements: one pass per step, which writes its value to a float32 block array (in L1) that
-  // later passes read, then a pass for the stores; cheap values a later pass needs again (loads,
-  // adds) it computes again. In one loop, the long chains of dependent vector instructions of an
+  // Staged loops: passes over the elements k in [0, count) of a block, one per costly step of
+  // `staged` (each writes its value to a float32 block array, in L1, that later passes read),
+  // the last step in the pass that then runs `finish` (the stores, or a row cache's fill). Cheap
+  // values a later pass needs again (loads, adds) it computes again, but a two-step op's operand
+  // is kept for its finish. In one loop, the long chains of dependent vector instructions of an
   // exp and the division after it leave the out-of-order core waiting: the 8-op chain's tanh then
-  // sigmoid ran at 3.3 ns per element (one thread), as passes at 2.3 ns, the same results bit for
-  // bit (docs/performance.md).
-  std::string pointwise_staged(const std::vector<kir::ExprPtr>& staged) {
-    Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
+  // sigmoid ran at 3.3 ns per element (one thread, in L2), as staged loops at 1.8 ns, the same
+  // results bit for bit (docs/performance.md). `open` makes each pass's scope (with the values
+  // earlier code kept); `index` ("i = i0 + k") is declared in the passes that read it. The block
+  // arrays go to `arrays`, for the caller to declare.
+  std::string staged_loops(const std::vector<kir::ExprPtr>& staged, const std::function<std::unique_ptr<Scope>()>& open,
+                           const std::function<void(Scope&)>& finish, const std::string& indent, const std::string& count,
+                           const std::string& index, std::vector<std::string>& arrays) {
     std::vector<std::unique_ptr<Scope>> passes;
     std::vector<std::pair<const kir::Expr*, std::string>> kept;  // staged values and their block arrays
-    std::vector<std::string> arrays;
     auto new_pass = [&] {
-      passes.push_back(std::make_unique<Scope>(Scope::Element, "      ", element_indexing(false), &kernel_scope));
+      passes.push_back(open());
       for (const auto& [e, array] : kept) passes.back()->bind(e, array + "[k]");
       return passes.back().get();
     };
@@ -227,19 +233,66 @@ class CpuKernelWriter {
       pass->line(arrays.back() + "[k] = " + value + ";");
       return arrays.back();
     };
-    for (const kir::ExprPtr& e : staged) {
-      Scope* pass = new_pass();
+    std::string last_finish;  // the last value's `gbc_<op>_finish(x, exp)`, when it takes two steps
+    for (size_t j = 0; j < staged.size(); ++j) {
+      const kir::ExprPtr& e = staged[j];
+      const bool last = j + 1 == staged.size();
       if (!two_steps(*e)) {
+        if (last) break;
+        Scope* pass = new_pass();
         kept.emplace_back(e.get(), keep(pass, em_.value(e, *pass)));
         continue;
       }
-      const std::string exp = keep(pass, "gbc_" + e->op + "_exp(" + em_.value(e->args[0], *pass) + ")");
-      Scope* finish = new_pass();
-      const std::string x = em_.value(e->args[0], *finish);
-      kept.emplace_back(e.get(), keep(finish, "gbc_" + e->op + "_finish(" + x + ", " + exp + "[k])"));
+      // The exp's pass keeps the operand too, unless an earlier pass did: the finish reads both.
+      Scope* pass = new_pass();
+      const kir::Expr* x = e->args.at(0).get();
+      const std::string xv = em_.value(e->args[0], *pass);
+      const std::string exp = keep(pass, "gbc_" + e->op + "_exp(" + xv + ")");
+      std::string x_kept;
+      for (const auto& [value, array] : kept)
+        if (value == x) x_kept = array + "[k]";
+      if (x_kept.empty()) {
+        x_kept = keep(pass, xv) + "[k]";
+        kept.emplace_back(x, arrays.back());
+      }
+      const std::string step = "gbc_" + e->op + "_finish(" + x_kept + ", " + exp + "[k])";
+      if (last) {
+        last_finish = step;
+        break;
+      }
+      kept.emplace_back(e.get(), keep(new_pass(), step));
     }
-    Scope* last = new_pass();
-    for (const kir::Store& st : k_.stores) em_.store(st, *last);
+    Scope* final_pass = new_pass();
+    if (!last_finish.empty()) {
+      const std::string name = em_.fresh("t");
+      final_pass->line("const float " + name + " = " + last_finish + ";");
+      final_pass->bind(staged.back().get(), name);
+    }
+    finish(*final_pass);
+
+    // The index only where a pass reads or writes by it: GCC names a vectorized loop by its first
+    // statement, which the vectorization test reads (tests/codegen/cpu_codegen_test.cpp).
+    const std::string name = index.substr(0, index.find(' '));
+    const std::regex uses_index("\\b" + name + "\\b");
+    std::string out;
+    for (const auto& pass : passes) {
+      out += indent + "#pragma omp simd\n" + indent + "for (int64_t k = 0; k < " + count + "; ++k) {\n";
+      if (std::regex_search(pass->code(), uses_index)) out += indent + "  const int64_t " + index + ";\n";
+      out += pass->code() + indent + "}\n";
+    }
+    return out;
+  }
+
+  // A pointwise body with two or more costly steps, as staged loops over blocks of GBC_BLOCK.
+  std::string pointwise_staged(const std::vector<kir::ExprPtr>& staged) {
+    Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
+    std::vector<std::string> arrays;
+    const std::string loops = staged_loops(
+        staged, [&] { return std::make_unique<Scope>(Scope::Element, "      ", element_indexing(false), &kernel_scope); },
+        [&](Scope& pass) {
+          for (const kir::Store& st : k_.stores) em_.store(st, pass);
+        },
+        "    ", "m", "i = i0 + k", arrays);
 
     const std::string& name = k_.name;
     std::string out = "static void " + name + "_range(const GbcKernelArgs* a, int64_t begin, int64_t end) {\n";
@@ -247,16 +300,7 @@ class CpuKernelWriter {
     for (const std::string& array : arrays) out += "  float " + array + "[GBC_BLOCK];\n";
     out += "  for (int64_t i0 = begin; i0 < end; i0 += GBC_BLOCK) {\n";
     out += "    const int64_t m = gbc_min_i64(GBC_BLOCK, end - i0);\n";
-    out += fill_offsets("    ", "i0");
-    // `i` only where a pass reads or writes by it: GCC names a vectorized loop by its first
-    // statement, which the vectorization test reads (tests/codegen/cpu_codegen_test.cpp).
-    static const std::regex uses_i(R"(\bi\b)");
-    for (const auto& pass : passes) {
-      out += "    #pragma omp simd\n    for (int64_t k = 0; k < m; ++k) {\n";
-      if (std::regex_search(pass->code(), uses_i)) out += "      const int64_t i = i0 + k;\n";
-      out += pass->code() + "    }\n";
-    }
-    out += "  }\n}\n\n";
+    out += fill_offsets("    ", "i0") + loops + "  }\n}\n\n";
     return out + entry("  const int64_t n = a->numel;\n", "n", "n", "gbc_cpu_chunk(n, threads)", name + "_range");
   }
 
@@ -299,28 +343,46 @@ class CpuKernelWriter {
         body.line(fold_statement(st, slot, v));
       }
     };
-    // A pass that fills the row cache does so in a loop of its own, and folds what it kept in a
-    // second one over the same lanes (in L1): GCC vectorized the fused loop with the float64
-    // accumulation's conversions interleaved in the costly value's selects (vpmovsxdq and
-    // vblendvpd in softmax's exp), 9% slower on softmax_4096 (docs/performance.md).
+    // A pass that fills the row cache does so in staged loops of its own over the block's whole
+    // lane groups, then folds what it kept in a loop over them (in L1): GCC vectorized the fused
+    // loop with the float64 accumulation's conversions interleaved in the costly value's selects
+    // (vpmovsxdq and vblendvpd in softmax's exp), 9% slower on softmax_4096, and a costly value's
+    // chain of dependent instructions runs faster in passes of its own (docs/performance.md).
     // Likewise a costly float32 value folded in float64 (log_softmax's sum of exp): it goes
-    // through a row of lanes, `lane<k>`.
+    // through a block of lanes, `lane<k>`.
     const bool fills = cached && fills_row_cache(index);
     const kir::Expr* widened = fills ? nullptr : costly_narrow_operand(st);
-    Scope fill(Scope::Element, in + "      ", element_indexing(true, cached), &row);
+    std::string block_fill;
     if (fills || widened) {
-      fill.line("const int64_t k = k0 + l, r = r0 + k;");
-      if (cached) use_row_cache(index, fill);
-      if (fills) fill_row_cache(index, fill);
-    }
-    if (widened) {
-      row.line(c_type(widened->dtype) + " lane" + k + "[" + lanes_ + "];");
-      fill.line("lane" + k + "[l] = " + em_.value(st.value->args[0], fill) + ";");
+      std::vector<kir::ExprPtr> roots;
+      for (const RowCacheEntry& c : row_cache_)
+        if (fills && c.stage == index) roots.push_back(c.value);
+      if (widened) roots.push_back(st.value->args[0]);
+      const std::vector<kir::ExprPtr> staged = staged_values(roots, [&](const kir::Expr* e) {
+        for (const RowCacheEntry& c : row_cache_)
+          if (cached && c.stage < index && c.value.get() == e) return true;
+        return false;
+      });
+      std::vector<std::string> arrays;
+      block_fill = staged_loops(
+          staged,
+          [&] {
+            auto pass = std::make_unique<Scope>(Scope::Element, in + "    ", element_indexing(true, cached), &row);
+            if (cached) use_row_cache(index, *pass);
+            return pass;
+          },
+          [&](Scope& pass) {
+            if (fills) fill_row_cache(index, pass);
+            if (widened) pass.line("lane" + k + "[k] = " + em_.value(st.value->args[0], pass) + ";");
+          },
+          in + "  ", "mv", "r = r0 + k", arrays);
+      for (const std::string& array : arrays) row.line("float " + array + "[GBC_BLOCK];");
+      if (widened) row.line(c_type(widened->dtype) + " lane" + k + "[GBC_BLOCK];");
     }
     Scope vec(Scope::Element, in + "      ", element_indexing(true, cached), &row);
     if (!widened) vec.line("const int64_t k = k0 + l, r = r0 + k;");  // the fold of lane<k> reads no element
     if (cached) use_row_cache(fills ? index + 1 : index, vec);
-    if (widened) vec.bind(widened, "lane" + k + "[l]");
+    if (widened) vec.bind(widened, "lane" + k + "[k0 + l]");
     fold(vec, "l");
     Scope tail(Scope::Element, in + "    ", element_indexing(true, cached), &row);
     tail.line("const int64_t r = r0 + k;");
@@ -328,9 +390,8 @@ class CpuKernelWriter {
     fold(tail, "k - mv");
     if (cached) fill_row_cache(index, tail);
 
-    std::string body = in + "  const int64_t mv = m / " + lanes_ + " * " + lanes_ + ";\n";
+    std::string body = in + "  const int64_t mv = m / " + lanes_ + " * " + lanes_ + ";\n" + block_fill;
     body += in + "  for (int64_t k0 = 0; k0 < mv; k0 += " + lanes_ + ") {\n";
-    if (fills || widened) body += in + "    #pragma omp simd\n" + in + "    for (int l = 0; l < " + lanes_ + "; ++l) {\n" + fill.code() + in + "    }\n";
     body += in + "    #pragma omp simd\n" + in + "    for (int l = 0; l < " + lanes_ + "; ++l) {\n" + vec.code() + in + "    }\n";
     body += in + "  }\n";
     body += in + "  for (int64_t k = mv; k < m; ++k) {\n" + tail.code() + in + "  }\n";

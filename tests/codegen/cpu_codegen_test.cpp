@@ -728,7 +728,8 @@ extern "C" void probe(const GbcKernelArgs* a) {
 }
 
 // The widest vectors (bytes) GCC reports for each `#pragma omp simd` loop of one kernel's source
-// whose loop runs over reduction lanes (`for (int l = 0; ...`).
+// whose loop runs over reduction lanes (`for (int l = 0; ...`) or over a block's whole lane groups
+// (`for (int64_t k = 0; k < mv; ...`: the staged loops that fill a row cache or a block of lanes).
 std::vector<int> lane_loop_vector_bytes(const kir::Kernel& kernel) {
   const std::string source = codegen::generate_cpu_source({kernel}, "widths");
   codegen::CpuCompileOptions options;
@@ -751,9 +752,11 @@ std::vector<int> lane_loop_vector_bytes(const kir::Kernel& kernel) {
   }
   std::vector<int> out;
   for (size_t n = 1; n + 1 < lines.size(); ++n) {
-    if (lines[n - 1].find("#pragma omp simd") == std::string::npos || lines[n].find("for (int l = 0;") == std::string::npos) continue;
+    if (lines[n - 1].find("#pragma omp simd") == std::string::npos) continue;
+    if (lines[n].find("for (int l = 0;") == std::string::npos && lines[n].find("for (int64_t k = 0; k < mv;") == std::string::npos)
+      continue;
     const int line = static_cast<int>(n) + 1;  // 1-based line of the loop
-    out.push_back(std::max(widest[line], widest[line + 1]));
+    out.push_back(std::max({widest[line], widest[line + 1], widest[line + 2]}));
   }
   return out;
 }
@@ -767,8 +770,8 @@ TEST(CpuCodegenVectorization, MaskedLaneLoopsUseTheWidestVectors) {
   const int widest = *std::max_element(plain.begin(), plain.end());
   for (bool number_fill : {false, true}) {
     const std::vector<int> masked = lane_loop_vector_bytes(testing::masked_softmax_kernel(number_fill));
-    // Two stages in the plain and the row-cached function, and the sum's exp computed in a lane
-    // loop of its own in both (into the row cache, or a row of lanes) before it is folded.
+    // Two stages in the plain and the row-cached function, and the sum's exp computed in a loop
+    // of its own in both (into the row cache, or a block of lanes) before it is folded.
     ASSERT_EQ(masked.size(), 6u) << "two stages, each in the plain and the row-cached function, and the sum's fills";
     for (int bytes : masked) EXPECT_EQ(bytes, widest) << (number_fill ? "number fill" : "tensor fill");
   }
