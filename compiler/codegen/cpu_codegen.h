@@ -5,6 +5,9 @@
 // tests/codegen/cpu_codegen_test.cpp):
 // - Pointwise: `#pragma omp simd` over [begin, end) with restrict pointers; Strided buffers get
 //   their offsets precomputed per block of GBC_BLOCK elements so the body still vectorizes.
+//   A body with two or more costly float32 steps (exp, log, ...; tanh, sigmoid and silu count
+//   two: the exp, then the rest) runs as staged loops: per block of GBC_BLOCK elements, a pass
+//   per step writing a block array that later passes read, the last step in the stores' pass.
 // - Reductions: per row o, each stage folds r into GBC_LANES accumulators (lane r % GBC_LANES,
 //   a vectorized loop; GBC_LANES_WIDE where the kernel loads bool masks per element, so that the
 //   byte loads do not narrow the vectors), then folds the lanes in order; full-level stores are a vectorized loop
@@ -14,7 +17,8 @@
 //   A costly value (an exp, a tanh, ...) that one stage's pass computes and a later pass reads
 //   again, like softmax's exp(x - max) in the sum and the store, is computed once per element and
 //   kept in a per-thread row of scratch memory, for rows of up to GBC_ROW_CACHE_BYTES of kept
-//   values; longer rows compute it again (each kernel has both row functions).
+//   values; longer rows compute it again (each kernel has both row functions). The pass that
+//   fills it computes the block's whole lane groups first, as staged loops, then folds them.
 // - The column schedule (kir::Kernel::columns, chosen by specialize.h where the kept dims are the
 //   contiguous ones: a sum over dim 0, a var over a middle dim): o = p * cols + q, and per block
 //   of up to GBC_COLUMN_BLOCK columns each stage walks r outside a vectorized loop over q, folding
