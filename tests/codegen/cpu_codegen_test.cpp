@@ -110,6 +110,36 @@ kir::Kernel gelu_layer_norm_kernel() {
   return k;
 }
 
+// Staged loops (cpu_codegen.cpp): o = silu(sigmoid(tanh(x * 1.5 + y))), e = exp(x) + tanh(y), with
+// y every other element of a buffer (affine): five costly values, three of them chained, tanh,
+// sigmoid and silu each in two steps.
+kir::Kernel staged_chain_kernel() {
+  kir::Kernel k;
+  k.name = "staged_chain";
+  k.buffers = {testing::buffer("x", DType::Float32, false), testing::buffer("y", DType::Float32, false, kir::IndexKind::Affine),
+               testing::buffer("o", DType::Float32, true), testing::buffer("e", DType::Float32, true)};
+  using kir::op;
+  auto x = kir::load(0, DType::Float32), y = kir::load(1, DType::Float32);
+  auto t = op("tanh", DType::Float32, {op("add", DType::Float32, {op("mul", DType::Float32, {x, testing::f32(1.5)}), y})});
+  k.stores = {{2, op("silu", DType::Float32, {op("sigmoid", DType::Float32, {t})})},
+              {3, op("add", DType::Float32, {op("exp", DType::Float32, {x}), op("tanh", DType::Float32, {y})})}};
+  return k;
+}
+
+// y = sigmoid(x) / sum over the row of sigmoid(x) (summed in float64): the row cache's fill
+// computes the two-step sigmoid as staged loops over each block's whole lane groups.
+kir::Kernel sigmoid_norm_kernel() {
+  kir::Kernel k;
+  k.name = "sigmoid_norm";
+  k.kind = kir::KernelKind::Reduction;
+  k.buffers = {testing::buffer("x", DType::Float32, false), testing::buffer("y", DType::Float32, true)};
+  using kir::op;
+  auto s = op("sigmoid", DType::Float32, {kir::load(0, DType::Float32)});
+  k.stages = {{kir::Combine::Sum, DType::Float64, kir::cast(s, DType::Float64)}};
+  k.stores = {{1, op("div", DType::Float32, {s, kir::cast(kir::stage_result(0, DType::Float64), DType::Float32)})}};
+  return k;
+}
+
 class CpuCodegenTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -123,7 +153,9 @@ class CpuCodegenTest : public ::testing::Test {
                 transposed_layer_norm_kernel(),
                 testing::argmax_kernel(DType::Float32),
                 testing::argmax_kernel(DType::Int16),
-                testing::int_reduce_kernel()};
+                testing::int_reduce_kernel(),
+                staged_chain_kernel(),
+                sigmoid_norm_kernel()};
     std::vector<GbcKernelFn> fns = compile_all(kernels_, "cpu_codegen_test");
     for (size_t k = 0; k < fns.size(); ++k) fns_[kernels_[k].name] = fns[k];
   }
@@ -234,6 +266,40 @@ TEST_F(CpuCodegenTest, Int8ArithmeticWrapsAsInterpreter) {
   EXPECT_EQ(neg[128], -128);  // -(-128) wraps
   const int8_t* c = reinterpret_cast<const int8_t*>(out.compiled[2].data());
   EXPECT_EQ(c[0], static_cast<int8_t>(static_cast<int64_t>(-400.0f * 3.5f)));
+}
+
+// Special values and the range edges of tanh's limited exp (|2x| > 88), sigmoid's and silu's
+// subnormal results, blocks of GBC_BLOCK and a partial one: bit for bit the interpreter's.
+TEST_F(CpuCodegenTest, StagedLoopsMatchInterpreter) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> special = {0.0f, -0.0f, 1e-30f, -1e-30f, 0.3f, -0.6249f, 0.625f, 43.9f, 44.1f, -44.1f, 60.0f,
+                                      -88.5f, 90.0f, -104.5f, 200.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN()};
+  for (const int64_t n : {int64_t{1}, int64_t{256}, int64_t{1000}}) {
+    HostArgs h;
+    h.add(DType::Float32, static_cast<size_t>(n));
+    h.add(DType::Float32, static_cast<size_t>(2 * n));
+    h.add(DType::Float32, static_cast<size_t>(n));
+    h.add(DType::Float32, static_cast<size_t>(n));
+    fill_random(h.data<float>(0), static_cast<size_t>(n), 21, -60.0f, 60.0f);
+    fill_random(h.data<float>(1), static_cast<size_t>(2 * n), 22, -60.0f, 60.0f);
+    for (size_t i = 0; i < special.size() && static_cast<int64_t>(i) < n; ++i) {
+      h.data<float>(0)[i] = special[i];
+      h.data<float>(1)[2 * i] = special[special.size() - 1 - i];
+    }
+    h.set_affine(1, 2);
+    Outputs out = run_both(kernel("staged_chain"), fn("staged_chain"), h, n, 0, 0);
+    EXPECT_EQ(out.compiled[0], out.interpreted[0]) << "n " << n;
+    EXPECT_EQ(out.compiled[1], out.interpreted[1]) << "n " << n;
+  }
+  for (const int64_t inner : {1, 17, 300}) {
+    const int64_t outer = 5;
+    HostArgs h;
+    h.add(DType::Float32, static_cast<size_t>(outer * inner));
+    h.add(DType::Float32, static_cast<size_t>(outer * inner));
+    fill_random(h.data<float>(0), static_cast<size_t>(outer * inner), 23, -120.0f, 120.0f);
+    Outputs out = run_both(kernel("sigmoid_norm"), fn("sigmoid_norm"), h, 0, outer, inner);
+    EXPECT_TRUE(floats_close(out.compiled[0], out.interpreted[0], 1e-6)) << "inner " << inner;
+  }
 }
 
 TEST_F(CpuCodegenTest, SoftmaxStagesInOneKernel) {
