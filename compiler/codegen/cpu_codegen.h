@@ -19,6 +19,7 @@
 //   kept in a per-thread row of scratch memory, for rows of up to GBC_ROW_CACHE_BYTES of kept
 //   values; longer rows compute it again (each kernel has both row functions). The pass that
 //   fills it computes the block's whole lane groups first, as staged loops, then folds them.
+//   The first pass over a row prefetches the next row's contiguous inputs.
 // - The column schedule (kir::Kernel::columns, chosen by specialize.h where the kept dims are the
 //   contiguous ones: a sum over dim 0, a var over a middle dim): o = p * cols + q, and per block
 //   of up to GBC_COLUMN_BLOCK columns each stage walks r outside a vectorized loop over q, folding

@@ -176,6 +176,9 @@ TEST(CpuCodegenText, LoopShapes) {
   EXPECT_TRUE(contains(argmax, "acci0[l] = take"));
   EXPECT_TRUE(contains(argmax, "gbc_argmax_merge(best0, s0, accv0[l], acci0[l]);"));
   EXPECT_TRUE(contains(argmax, "p1[o] = s0;"));
+  // The first pass over a row prefetches the next row's contiguous inputs, not the outputs.
+  EXPECT_TRUE(contains(argmax, "if (o + 1 < o_end) {\n        for (int64_t j = 0; j < m; j += 16) __builtin_prefetch(p0 + (o + 1) * inner + r0 + j, 0, 3);\n")) << argmax;
+  EXPECT_FALSE(contains(argmax, "__builtin_prefetch(p1"));
 }
 
 TEST(CudaCodegenText, KernelShapes) {
