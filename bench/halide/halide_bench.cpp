@@ -3,10 +3,14 @@
 // ATen (one thread, fresh outputs as eager allocates them) and a memcpy of as many bytes into a
 // touched buffer; prints a table of medians and each pipeline's largest difference from eager.
 //
-//   build/bin/halide_bench [--repeat N] [--clock wall|cpu]   (docs/performance.md, "The Halide reference")
+//   build/bin/halide_bench [--repeat N] [--clock wall|cpu] [--gbc MODELS_DIR]
+//   (docs/performance.md, "The Halide reference")
 //
 // --clock cpu times by the process's CPU time, as `gbcheck bench --clock cpu` does: steadier than
 // wall time on a loaded machine, and a fair measure here since everything runs on one thread.
+// --gbc DIR (bench/models) also times gbc on each workload's bench model in this process, right
+// after Halide (`gbcheck bench`'s measurement, outputs reused; run with GBCHECK_THREADS=1): two
+// processes' times on a shared machine drift apart by more than the gaps measured.
 //
 // The schedules do what issue 19 found makes Halide fast: every row reduction split across 16
 // vector lanes (rfactor) and finished once per row, the row kept in a small scratch buffer between
@@ -17,6 +21,9 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <Halide.h>
+
+#include "harness/bench/bench_runner.h"
+#include "harness/model/model_loader.h"
 #include <time.h>
 
 #include <algorithm>
@@ -25,7 +32,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -288,18 +297,36 @@ Workload epilogue(const Target& target) {
   return w;
 }
 
+// gbc's kernel time on one bench model (outputs reused), measured as `gbcheck bench --backend gbc`.
+double gbc_reused_ms(const std::string& path, int repeat) {
+  gbc::BenchOptions options;
+  options.backends = {"gbc"};
+  options.repeat = repeat;
+  options.cpu_clock = cpu_clock;
+  const gbc::BenchReport report = gbc::run_bench(gbc::load_model_file(path), options);
+  for (const gbc::BenchResult& r : report.results) {
+    if (r.backend != "gbc") continue;
+    if (!r.error.empty()) throw std::runtime_error(path + ": gbc: " + r.error);
+    return r.reused_median_ms;
+  }
+  throw std::runtime_error(path + ": no gbc result");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int repeat = 10;
+  std::string gbc_dir;  // --gbc
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+    if (std::strcmp(argv[i], "--gbc") == 0 && i + 1 < argc) {
+      gbc_dir = argv[++i];
+    } else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--clock") == 0 && i + 1 < argc &&
                (std::strcmp(argv[i + 1], "wall") == 0 || std::strcmp(argv[i + 1], "cpu") == 0)) {
       cpu_clock = std::strcmp(argv[++i], "cpu") == 0;
     } else {
-      std::fprintf(stderr, "usage: %s [--repeat N] [--clock wall|cpu]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--repeat N] [--clock wall|cpu] [--gbc MODELS_DIR]\n", argv[0]);
       return 2;
     }
   }
@@ -310,8 +337,18 @@ int main(int argc, char** argv) {
               "median of %d after 2 warm-up runs%s\n",
               target.to_string().c_str(),
               at::get_num_threads(), repeat, cpu_clock ? ", process CPU time" : "");
-  std::printf("| workload | eager ms | Halide ms | memcpy ms | Halide GB/s | max |Halide - eager| |\n|---|---:|---:|---:|---:|---:|\n");
-  for (auto make : {chain, softmax, layer_norm, masked_scores, epilogue}) {
+  const bool with_gbc = !gbc_dir.empty();
+  std::printf("| workload | eager ms | Halide ms | memcpy ms | Halide GB/s | max |Halide - eager| |%s\n"
+              "|---|---:|---:|---:|---:|---:|%s\n",
+              with_gbc ? " gbc ms, outputs reused | gbc / Halide |" : "", with_gbc ? "---:|---:|" : "");
+  // Each workload and its gbc bench model (bench/models).
+  const std::vector<std::pair<Workload (*)(const Target&), std::string>> workloads = {
+      {chain, "elementwise_chain_16m"},
+      {softmax, "softmax_4096"},
+      {layer_norm, "layer_norm_no_affine_4096"},
+      {masked_scores, "masked_softmax_2048"},
+      {epilogue, "bias_gelu_residual_layer_norm_4096x1024"}};
+  for (const auto& [make, model] : workloads) {
     Workload w = make(target);
     const double eager_ms = median_ms(w.eager, repeat);
     const double halide_ms = median_ms(w.halide, repeat);
@@ -319,8 +356,18 @@ int main(int argc, char** argv) {
     // A copy moving the same bytes (half read, half written) into a buffer touched beforehand.
     std::vector<char> src(static_cast<size_t>(w.bytes / 2), 1), dst(static_cast<size_t>(w.bytes / 2), 0);
     const double copy_ms = median_ms([&] { std::memcpy(dst.data(), src.data(), src.size()); }, repeat);
-    std::printf("| %s | %.1f | %.2f | %.2f | %.1f | %.3g |\n", w.name.c_str(), eager_ms, halide_ms, copy_ms,
+    std::printf("| %s | %.1f | %.2f | %.2f | %.1f | %.3g |", w.name.c_str(), eager_ms, halide_ms, copy_ms,
                 static_cast<double>(w.bytes) / (halide_ms * 1e6), diff);
+    if (with_gbc) {
+      try {
+        const double gbc_ms = gbc_reused_ms(gbc_dir + "/" + model + ".yaml", repeat);
+        std::printf(" %.2f | %.2f |", gbc_ms, gbc_ms / halide_ms);
+      } catch (const std::exception& e) {
+        std::printf(" error | |");
+        std::fprintf(stderr, "halide_bench: %s\n", e.what());
+      }
+    }
+    std::printf("\n");
     std::fflush(stdout);
   }
   return 0;
