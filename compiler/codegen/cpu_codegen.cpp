@@ -246,6 +246,8 @@ class CpuKernelWriter {
       // The exp's pass keeps the operand too, unless an earlier pass did: the finish reads both.
       Scope* pass = new_pass();
       const kir::Expr* x = e->args.at(0).get();
+      GBC_INTERNAL_ASSERT(x->dtype == DType::Float32, "codegen: " + e->op + " of " + k_.name + " has a " +
+                                                          std::string(dtype_name(x->dtype)) + " operand; block arrays hold float32");
       const std::string xv = em_.value(e->args[0], *pass);
       const std::string exp = keep(pass, "gbc_" + e->op + "_exp(" + xv + ")");
       std::string x_kept;
