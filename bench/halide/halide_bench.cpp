@@ -21,9 +21,6 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <Halide.h>
-
-#include "harness/bench/bench_runner.h"
-#include "harness/model/model_loader.h"
 #include <time.h>
 
 #include <algorithm>
@@ -36,6 +33,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "harness/bench/bench_runner.h"
+#include "harness/model/model_loader.h"
 
 namespace {
 

@@ -396,7 +396,8 @@ GBC_FN double gbc_log(double x) { return GBC_MATH(log)(GBC_OPAQUE(x)); }
 
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
 /* tanh, sigmoid and silu in two steps on the CPU: the exp, then what follows it (gbc_tanh(x) is
- * gbc_tanh_finish(x, gbc_tanh_exp(x)), the same float operations). Generated CPU kernels may run
+ * defined as gbc_tanh_finish(x, gbc_tanh_exp(x)), so split or not it is one result; the codegen's
+ * two_steps() names these three ops). Generated CPU kernels may run
  * the steps as passes of their own over a block of elements (cpu_codegen.cpp): an exp and a
  * division in one chain of dependent vector instructions leave the out-of-order core waiting. */
 /* e^(2|x|), limited to e^88: past |x| = 44 tanh rounds to 1 all the same (NaN stays NaN). */

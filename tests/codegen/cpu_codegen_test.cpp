@@ -822,7 +822,7 @@ std::vector<int> lane_loop_vector_bytes(const kir::Kernel& kernel) {
     if (lines[n].find("for (int l = 0;") == std::string::npos && lines[n].find("for (int64_t k = 0; k < mv;") == std::string::npos)
       continue;
     const int line = static_cast<int>(n) + 1;  // 1-based line of the loop
-    out.push_back(std::max({widest[line], widest[line + 1], widest[line + 2]}));
+    out.push_back(std::max(widest[line], widest[line + 1]));
   }
   return out;
 }
