@@ -187,7 +187,31 @@ void plan_pointwise_rows(const std::vector<BufferLayout>& layouts, Specializatio
   }
 }
 
+// A full-level input of a reduction that every reduced dim broadcasts (stride 0, or size 1) holds
+// one value per row: it is specialized as an outer-level buffer over the kept dims, so that kernels
+// load it once per row instead of computing (often gathering) the same offset for every r. The
+// column schedule walks r outside q and keeps its own handling of such buffers.
+void read_per_row(const BufferLayout& layout, size_t outer_rank, BufferSpec& spec) {
+  if (spec.index == kir::IndexKind::Scalar) return;
+  int64_t inner = 1;
+  for (size_t d = outer_rank; d < layout.sizes.size(); ++d) {
+    if (layout.sizes[d] != 1 && layout.strides[d] != 0) return;
+    inner *= layout.sizes[d];
+  }
+  if (inner <= 1) return;
+  BufferLayout outer;
+  outer.sizes.assign(layout.sizes.begin(), layout.sizes.begin() + static_cast<std::ptrdiff_t>(outer_rank));
+  outer.strides.assign(layout.strides.begin(), layout.strides.begin() + static_cast<std::ptrdiff_t>(outer_rank));
+  spec = specialize_linear(outer);
+  spec.per_row = true;
+}
+
 std::string token(const BufferSpec& spec) {
+  if (spec.per_row) {
+    BufferSpec linear = spec;
+    linear.per_row = false;
+    return "o" + token(linear);
+  }
   switch (spec.index) {
     case kir::IndexKind::Contiguous: return "C";
     case kir::IndexKind::Scalar: return "S";
@@ -260,11 +284,18 @@ Specialization specialize_layouts(const LoweredKernel& kernel, const std::vector
     GBC_INTERNAL_ASSERT(s.sizes.size() <= GBC_MAX_RANK,
                         "specialize: buffer '" + buffers[b].name + "' needs more than " +
                             std::to_string(GBC_MAX_RANK) + " strided dims");
-    spec.layout_key += (b ? "," : "") + token(s);
     spec.buffers.push_back(std::move(s));
   }
-  if (kernel.kernel.kind == kir::KernelKind::Reduction) plan_columns(kernel, layouts, outer_rank, spec);
-  else plan_pointwise_rows(layouts, spec);
+  if (kernel.kernel.kind == kir::KernelKind::Reduction) {
+    plan_columns(kernel, layouts, outer_rank, spec);
+    if (spec.columns == 0) {
+      for (size_t b = 0; b < buffers.size(); ++b)
+        if (buffers[b].level == kir::Level::Full && !buffers[b].is_output) read_per_row(layouts[b], outer_rank, spec.buffers[b]);
+    }
+  } else {
+    plan_pointwise_rows(layouts, spec);
+  }
+  for (size_t b = 0; b < spec.buffers.size(); ++b) spec.layout_key += (b ? "," : "") + token(spec.buffers[b]);
   if (spec.columns > 0) {
     spec.layout_key += "|q";
     for (const BufferSpec& s : spec.buffers) spec.layout_key += s.col_step < 0 ? "-" : s.col_step == 2 ? "s" : std::to_string(s.col_step);
@@ -280,6 +311,7 @@ kir::Kernel specialized_kernel(const kir::Kernel& kernel, const Specialization& 
     out.buffers[b].rank = static_cast<int>(spec.buffers[b].sizes.size());
     out.buffers[b].r_contiguous = spec.buffers[b].r_contiguous;
     out.buffers[b].col_step = spec.buffers[b].col_step;
+    if (spec.buffers[b].per_row) out.buffers[b].level = kir::Level::Outer;
   }
   out.columns = spec.columns > 0;
   return out;

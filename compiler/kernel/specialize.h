@@ -51,6 +51,9 @@ struct BufferSpec {
   kir::IndexKind index = kir::IndexKind::Contiguous;
   int64_t s0 = 0, s1 = 0;       // Affine
   bool r_contiguous = false;    // a reduction's full level: Affine with s1 == 1, or Strided rows (kir::Buffer)
+  // A reduction's full-level input constant along r (every reduced dim broadcast: a per-channel
+  // mean in a sum over H and W): indexed per o like an outer-level buffer, one load per row.
+  bool per_row = false;
   std::vector<int64_t> sizes;   // Strided (rank = sizes.size())
   std::vector<int64_t> strides;
   int col_step = -1;            // column schedule, full level: q's stride 0, 1, or 2 (sq, at run time)
@@ -60,7 +63,8 @@ struct BufferSpec {
 struct Specialization {
   std::vector<BufferSpec> buffers;
   int64_t columns = 0;  // the column schedule's q count (0: rows)
-  /// One token per buffer ("C", "S", "A", "Ar" (r contiguous), "T<rank>", "T<rank>r" (rows contiguous)), comma-separated, then for the
+  /// One token per buffer ("C", "S", "A", "Ar" (r contiguous), "T<rank>", "T<rank>r" (rows contiguous); "o" first for
+  /// per_row), comma-separated, then for the
   /// column schedule "|q" and each buffer's col_step ("0", "1", "s", "-" per o): kernels compiled for equal
   /// keys are interchangeable.
   std::string layout_key;

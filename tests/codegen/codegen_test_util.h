@@ -291,4 +291,46 @@ inline HostArgs layer_norm_args(int64_t outer, int64_t inner) {
   return h;
 }
 
+/// A reduction reading inputs that every reduced dim broadcasts, as the runtime specializes them
+/// (BufferSpec::per_row: one value per row, a per-channel mean in a sum over H and W): s = sum over
+/// r of (x - m)^2 in float64 and y = tanh(x * g) * sigmoid(x - m), with m per row through strided
+/// offsets (rank 2) and g per row affine; tanh and sigmoid make the pointwise part run in staged
+/// passes on the CPU.
+inline kir::Kernel per_row_inputs_kernel() {
+  kir::Kernel k;
+  k.name = "per_row_inputs";
+  k.kind = kir::KernelKind::Reduction;
+  k.buffers = {buffer("x", DType::Float32, false),
+               buffer("m", DType::Float32, false, kir::IndexKind::Strided, 2, kir::Level::Outer),
+               buffer("g", DType::Float32, false, kir::IndexKind::Affine, 0, kir::Level::Outer),
+               buffer("y", DType::Float32, true),
+               buffer("s", DType::Float64, true, kir::IndexKind::Contiguous, 0, kir::Level::Outer)};
+  using kir::op;
+  auto x = kir::load(0, DType::Float32);
+  auto centered = op("sub", DType::Float32, {x, kir::load(1, DType::Float32)});
+  auto c64 = kir::cast(centered, DType::Float64);
+  k.stages = {{kir::Combine::Sum, DType::Float64, op("mul", DType::Float64, {c64, c64})}};
+  auto gated = op("tanh", DType::Float32, {op("mul", DType::Float32, {x, kir::load(2, DType::Float32)})});
+  k.stores = {{3, op("mul", DType::Float32, {gated, op("sigmoid", DType::Float32, {centered})})},
+              {4, kir::stage_result(0, DType::Float64)}};
+  return k;
+}
+
+/// Arguments of per_row_inputs_kernel for rows o = n * channels + c: m one value per channel
+/// (sizes [outer / channels, channels], strides [0, 1]), g every other element of a buffer.
+inline HostArgs per_row_inputs_args(int64_t outer, int64_t inner, int64_t channels) {
+  HostArgs h;
+  h.add(DType::Float32, static_cast<size_t>(outer * inner));
+  h.add(DType::Float32, static_cast<size_t>(channels));
+  h.add(DType::Float32, static_cast<size_t>(2 * outer));
+  h.add(DType::Float32, static_cast<size_t>(outer * inner));
+  h.add(DType::Float64, static_cast<size_t>(outer));
+  fill_random(h.data<float>(0), static_cast<size_t>(outer * inner), 31, -6.0f, 6.0f);
+  fill_random(h.data<float>(1), static_cast<size_t>(channels), 32, -2.0f, 2.0f);
+  fill_random(h.data<float>(2), static_cast<size_t>(2 * outer), 33, -3.0f, 3.0f);
+  h.set_strided(1, {outer / channels, channels}, {0, 1});
+  h.set_affine(2, 2);
+  return h;
+}
+
 }  // namespace gbc::testing

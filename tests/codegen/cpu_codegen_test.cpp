@@ -155,7 +155,8 @@ class CpuCodegenTest : public ::testing::Test {
                 testing::argmax_kernel(DType::Int16),
                 testing::int_reduce_kernel(),
                 staged_chain_kernel(),
-                sigmoid_norm_kernel()};
+                sigmoid_norm_kernel(),
+                testing::per_row_inputs_kernel()};
     std::vector<GbcKernelFn> fns = compile_all(kernels_, "cpu_codegen_test");
     for (size_t k = 0; k < fns.size(); ++k) fns_[kernels_[k].name] = fns[k];
   }
@@ -299,6 +300,26 @@ TEST_F(CpuCodegenTest, StagedLoopsMatchInterpreter) {
     fill_random(h.data<float>(0), static_cast<size_t>(outer * inner), 23, -120.0f, 120.0f);
     Outputs out = run_both(kernel("sigmoid_norm"), fn("sigmoid_norm"), h, 0, outer, inner);
     EXPECT_TRUE(floats_close(out.compiled[0], out.interpreted[0], 1e-6)) << "inner " << inner;
+  }
+}
+
+// Inputs that every reduced dim broadcasts (specialize.h, BufferSpec::per_row) are loaded once per
+// row, before the row's passes, however they are indexed; the kernel agrees with the interpreter
+// bit for bit through the staged passes, their block edges and the scalar tails, on one thread and
+// two (the float64 sums to rounding: the kernel folds 16 lanes, the interpreter in order).
+TEST_F(CpuCodegenTest, InputsConstantAlongTheRowLoadOncePerRow) {
+  const std::string source = codegen::generate_cpu_kernel(kernel("per_row_inputs"));
+  EXPECT_NE(source.find("    const float t1 = p1[gbc_strided_offset(&a->buffers[1], 2, o)];\n"), std::string::npos) << source;
+  EXPECT_NE(source.find("p2[o * p2_s0]"), std::string::npos) << source;
+  EXPECT_EQ(source.find("gbc_strided_offsets("), std::string::npos) << source;
+  for (const auto& [outer, inner, threads] :
+       std::vector<std::tuple<int64_t, int64_t, int32_t>>{{6, 1, 1}, {6, 37, 1}, {12, 300, 2}, {4, 1000, 1}}) {
+    HostArgs h = testing::per_row_inputs_args(outer, inner, 3);
+    Outputs out = run_both(kernel("per_row_inputs"), fn("per_row_inputs"), h, 0, outer, inner, threads);
+    EXPECT_EQ(out.compiled[0], out.interpreted[0]) << outer << "x" << inner;
+    const double* got = reinterpret_cast<const double*>(out.compiled[1].data());
+    const double* want = reinterpret_cast<const double*>(out.interpreted[1].data());
+    for (int64_t o = 0; o < outer; ++o) EXPECT_NEAR(got[o], want[o], 1e-12 * (1.0 + std::fabs(want[o]))) << outer << "x" << inner << " row " << o;
   }
 }
 

@@ -106,7 +106,7 @@ class CudaEmulation : public ::testing::Test {
   static void SetUpTestSuite() {
     kernels_ = {testing::softmax_kernel(), testing::softmax_kernel(kir::IndexKind::Strided), testing::layer_norm_kernel(37),
                 testing::argmax_kernel(DType::Float32), testing::int_reduce_kernel(), testing::mean_kernel(),
-                testing::pointwise_mix_kernel(), testing::half_kernel()};
+                testing::pointwise_mix_kernel(), testing::half_kernel(), testing::per_row_inputs_kernel()};
     module_ = build(kernels_);
   }
   static const kir::Kernel& kernel(const std::string& name) {
@@ -170,6 +170,20 @@ TEST_F(CudaEmulation, LayerNormRowStatsAndAffineWeights) {
     Launched out = run_both(module_, kernel("layer_norm"), h, 0, outer, inner, 132);
     EXPECT_TRUE(floats_close(out.emulated[0], out.interpreted[0], 1e-5, 1e-6)) << "outer " << outer;
     EXPECT_TRUE(floats_close(out.emulated[1], out.interpreted[1], 1e-6, 1e-7)) << "outer " << outer;
+  }
+}
+
+// Inputs that every reduced dim broadcasts (BufferSpec::per_row) read once per row, in every row
+// schedule of the CUDA kernels.
+TEST_F(CudaEmulation, InputsConstantAlongTheRowReadPerRow) {
+  for (const auto& [outer, inner] : std::vector<std::pair<int64_t, int64_t>>{{6, 1}, {6, 37}, {9, 64}, {3, 3000}}) {
+    SCOPED_TRACE(std::to_string(outer) + "x" + std::to_string(inner));
+    HostArgs h = testing::per_row_inputs_args(outer, inner, 3);
+    Launched out = run_both(module_, kernel("per_row_inputs"), h, 0, outer, inner, 132);
+    EXPECT_TRUE(floats_close(out.emulated[0], out.interpreted[0], 1e-6, 1e-7));
+    const double* got = reinterpret_cast<const double*>(out.emulated[1].data());
+    const double* want = reinterpret_cast<const double*>(out.interpreted[1].data());
+    for (int64_t o = 0; o < outer; ++o) EXPECT_NEAR(got[o], want[o], 1e-12 * (1.0 + std::fabs(want[o]))) << "row " << o;
   }
 }
 

@@ -96,8 +96,14 @@ TEST(Specialize, ReductionLayouts) {
   // The transposed tensor reduced over its dim 0 is contiguous in iteration order.
   BufferLayout xt = iteration_layout(k, x, {5, 7}, {1, 5}, iter);
   EXPECT_EQ(specialize_layouts(k, {xt, bl, yl}).buffers[x].index, kir::IndexKind::Contiguous);
+  // One row broadcast over the reduced dim: constant along r, so read once per o (contiguous in o).
   BufferLayout broadcast_rows = iteration_layout(k, x, {1, 7}, {7, 1}, iter);
-  EXPECT_EQ(specialize_layouts(k, {broadcast_rows, bl, yl}).buffers[x].index, kir::IndexKind::Affine);
+  Specialization per_row = specialize_layouts(k, {broadcast_rows, bl, yl});
+  EXPECT_EQ(per_row.buffers[x].index, kir::IndexKind::Contiguous);
+  EXPECT_TRUE(per_row.buffers[x].per_row);
+  EXPECT_EQ(per_row.layout_key, "oC,C,C");
+  EXPECT_EQ(specialized_kernel(k.kernel, per_row).buffers[x].level, kir::Level::Outer);
+  EXPECT_EQ(specialized_kernel(k.kernel, spec).buffers[x].level, kir::Level::Full);
 
   KernelArgs args(k, spec, {nullptr, nullptr, nullptr}, iter, {});
   const GbcKernelArgs* a = args.get();

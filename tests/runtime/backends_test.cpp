@@ -150,6 +150,42 @@ outputs: [l, e, s, c, p, ld, ed, td, gd]
   }
 }
 
+// Reductions reading inputs that every reduced dim broadcasts: a per-channel mean in a sum over H
+// and W, a per-(n, c) gain and a per-row bias in a softmax over W. The runtime specializes them to
+// one load per row (specialize.h, BufferSpec::per_row) whatever their strides: contiguous rows,
+// strided ones (a dim broadcast among the kept dims), and every other element of a wider tensor.
+TEST(GeneratedCode, ReductionInputsConstantAlongTheRowMatchEager) {
+  Model model = load(R"(format: gbcheck/v1
+name: per_row_inputs
+dims: {N: 3, C: 5, H: 7, W: 37}
+inputs:
+  x: {shape: [N, C, H, W]}
+  m: {shape: [1, C, 1, 1]}
+  g: {shape: [N, C, 1, 1]}
+  b: {shape: [N, C, H, 1]}
+graph:
+  - {id: d, op: sub, args: [x, m]}
+  - {id: sq, op: mul, args: [d, d]}
+  - {id: v, op: sum, args: [sq], dim: [2, 3]}
+  - {id: s, op: mul, args: [x, g]}
+  - {id: t, op: add, args: [s, b]}
+  - {id: p, op: softmax, args: [t], dim: -1}
+  - {id: e, op: tanh, args: [d]}
+  - {id: q, op: mul, args: [e, g]}
+  - {id: w, op: sum, args: [q], dim: -1}
+outputs: [v, p, w]
+)");
+  std::unique_ptr<Backend> backend = test::prepared("gbc", model, options_of(model));
+  const DimBindings dims = {{"N", 3}, {"C", 5}, {"H", 7}, {"W", 37}};
+  for (uint64_t seed : {1, 2}) expect_matches_eager(*backend, model.graph, inputs_for(model.graph, dims, seed));
+  std::vector<at::Tensor> in = inputs_for(model.graph, dims, 3);
+  in[2] = at::randn({3, 10, 1, 1}).slice(1, 0, 10, 2);  // g: every other channel of a wider tensor
+  in[3] = at::randn({3, 5, 7, 4}).slice(3, 1, 2);       // b: one column of a wider tensor
+  expect_matches_eager(*backend, model.graph, in);
+  EXPECT_EQ(backend->stats().fallbacks, 0);
+  EXPECT_GE(backend->stats().fusion_groups, 1);
+}
+
 TEST(Fallbacks, KernelThatFailsToCompileRunsOnAtenAndIsRecorded) {
   Model model = load(kChain, "chain.yaml");
   std::unique_ptr<Backend> backend = make_gbc_backend_with_cxx_flags(kRejectedFlag);
