@@ -133,7 +133,8 @@ CaseRunner::CaseRunner(const Model& model, const JudgePlan& plan, c10::Device de
     : model_(model), plan_(plan), device_(device), reference_(std::move(reference)) {}
 
 std::vector<at::Tensor> CaseRunner::run_fp64(const TestCase& tc, std::string& failure,
-                                             std::vector<at::Tensor>& inputs_after) {
+                                             std::vector<at::Tensor>& inputs_after,
+                                             std::map<ValueId, at::Tensor>& captured) {
   if (!fp64_graph_) fp64_graph_ = upcast_fp64(model_.graph);
   Chain c;
   c.in = tc.fresh_inputs();
@@ -141,8 +142,15 @@ std::vector<at::Tensor> CaseRunner::run_fp64(const TestCase& tc, std::string& fa
     if (at::isFloatingType(t.scalar_type())) t = t.to(at::kDouble);
   EagerOptions eo;
   eo.device = device_;
+  // upcast_fp64 keeps the graph's value ids; a captured graph input is recorded as the step gets it.
+  if (!plan_.capture.empty())
+    eo.on_value = [&](const Node&, ValueId v, const RtValue& rv) {
+      if (plan_.capture.count(v) && !rv.is_scalar()) captured[v] = rv.tensor.clone();
+    };
   try {
     for (int s = 0; s < plan_.steps; ++s) {
+      for (size_t i = 0; i < fp64_graph_->inputs.size(); ++i)
+        if (plan_.capture.count(fp64_graph_->inputs[i].value)) captured[fp64_graph_->inputs[i].value] = c.in[i].clone();
       at::manual_seed(step_seed(tc.seed, s));
       c.out = run_eager(*fp64_graph_, c.in, eo);
       inputs_after = c.in;
@@ -309,14 +317,25 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
   // Judging the last step: outputs, then the graph inputs as the runs left them, then drift.
   std::optional<std::vector<at::Tensor>> fp64;
   std::vector<at::Tensor> fp64_inputs;
+  std::map<ValueId, at::Tensor> fp64_captured;
   std::string fp64_failure;
+  auto ensure_fp64 = [&] {
+    if (!fp64) fp64 = run_fp64(tc, fp64_failure, fp64_inputs, fp64_captured);
+  };
   auto fp64_output = [&](size_t o) -> at::Tensor {
-    if (!fp64) fp64 = run_fp64(tc, fp64_failure, fp64_inputs);
+    ensure_fp64();
     return fp64->empty() ? at::Tensor() : (*fp64)[o];
   };
   auto fp64_input = [&](size_t i) -> at::Tensor {
-    if (!fp64) fp64 = run_fp64(tc, fp64_failure, fp64_inputs);
+    ensure_fp64();
     return fp64->empty() || i >= fp64_inputs.size() ? at::Tensor() : fp64_inputs[i];
+  };
+  // The float64 reference's value of a captured node value (a dropout's argument), if it has one.
+  auto fp64_value = [&](ValueId v) -> at::Tensor {
+    if (!oracles.fp64 || reference_.backend) return at::Tensor();
+    ensure_fp64();
+    auto it = fp64_captured.find(v);
+    return fp64->empty() || it == fp64_captured.end() ? at::Tensor() : it->second;
   };
   for (size_t p = 0; p < paths.size(); ++p) {
     PathResult& pr = result.paths[p];
@@ -337,7 +356,13 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
       if (random && numeric_fail) {
         if (d && d->training && oracles.dropout && captured.count(d->input)) {
           // Element by element, another mask is no evidence either way: the dropout oracle decides.
-          Verdict dv = dropout_oracle(captured[d->input], run.main.out[o], {d->p, true, cfg.tol});
+          DropoutSpec spec;
+          spec.p = d->p;
+          spec.training = true;
+          spec.tol = cfg.tol;
+          spec.input_fp64 = fp64_value(d->input);
+          spec.fp64 = {cfg.fp64_multiplier, cfg.tol.atol, cfg.stat};
+          Verdict dv = dropout_oracle(captured[d->input], run.main.out[o], spec);
           for (auto& v : verdicts)
             if (v.fails() && v.oracle != oracle_name::kDeterminism) v.overruled_by = oracle_name::kDropout;
           if (dv.pass) dv.why = "the compiled path draws another mask than eager; judged statistically: " + dv.why;
@@ -350,7 +375,11 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
           add_note(pr.notes, why);
         }
       } else if (d && !d->training && d->input_is_graph_input && oracles.dropout) {
-        verdicts.push_back(dropout_oracle(eager.out[o], run.main.out[o], {d->p, false, cfg.tol}));
+        DropoutSpec spec;
+        spec.p = d->p;
+        spec.training = false;
+        spec.tol = cfg.tol;
+        verdicts.push_back(dropout_oracle(eager.out[o], run.main.out[o], spec));
       }
       // Where the float64 reference overrules a failing comparison, the reference was the one that
       // erred: with another backend as the reference, that is its compiler's finding.

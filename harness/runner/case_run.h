@@ -6,6 +6,7 @@
 // Test: tests/runner/check_runner_test.cpp.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -66,9 +67,11 @@ class CaseRunner {
                  bool self_check = true);
 
  private:
-  /// The float64 reference's outputs, and in `inputs_after` the graph inputs as it left them (the
-  /// params it updated, in float64). Empty on failure, which `failure` explains.
-  std::vector<at::Tensor> run_fp64(const TestCase& tc, std::string& failure, std::vector<at::Tensor>& inputs_after);
+  /// The float64 reference's outputs, in `inputs_after` the graph inputs as it left them (the
+  /// params it updated, in float64), and in `captured` its values of the plan's captured values
+  /// (dropout arguments) from the last step. Empty on failure, which `failure` explains.
+  std::vector<at::Tensor> run_fp64(const TestCase& tc, std::string& failure, std::vector<at::Tensor>& inputs_after,
+                                   std::map<ValueId, at::Tensor>& captured);
 
   const Model& model_;
   const JudgePlan& plan_;

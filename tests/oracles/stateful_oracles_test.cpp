@@ -47,6 +47,30 @@ TEST(DropoutOracleTest, AnotherMaskPassesAWrongScaleOrRateFails) {
   EXPECT_FALSE(dropout_oracle(x, y, {0.3, false, {}}).pass);  // eval mode is the identity
 }
 
+// Eager's dropout argument rounded through bfloat16 (eager's own rounding), the compiled path's
+// kept values from the float32 value: beyond the tolerance of eager's x, yet the more accurate, so
+// with the float64 reference's x they pass; a wrong scale, or values worse than eager's, still fail.
+TEST(DropoutOracleTest, KeptValuesTheFloat64ReferenceAgreesWithPass) {
+  at::Tensor x64 = testing::randn({4000}, 8).to(at::kDouble);
+  at::Tensor eager_x = x64.to(at::kBFloat16).to(at::kDouble);
+  at::manual_seed(321);
+  at::Tensor mask = at::rand({4000}, at::kDouble).ge(0.3);
+  at::Tensor y = x64.to(at::kFloat).to(at::kDouble) * mask / 0.7;
+  DropoutSpec spec;
+  spec.p = 0.3;
+  spec.tol = {1e-7, 1e-7};
+  Verdict without = dropout_oracle(eager_x, y, spec);
+  EXPECT_FALSE(without.pass);
+  EXPECT_NE(without.why.find("neither 0 nor"), std::string::npos) << without.why;
+  spec.input_fp64 = x64;
+  Verdict with = dropout_oracle(eager_x, y, spec);
+  EXPECT_TRUE(with.pass) << with.why;
+  EXPECT_NE(with.why.find("float64 reference"), std::string::npos) << with.why;
+  EXPECT_FALSE(dropout_oracle(eager_x, y * 0.7, spec).pass);  // not scaled by 1/(1-p)
+  at::Tensor worse = (x64 + 0.05 * testing::randn({4000}, 9).to(at::kDouble)) * mask / 0.7;
+  EXPECT_FALSE(dropout_oracle(eager_x, worse, spec).pass);  // farther from float64 than eager's rounding
+}
+
 TEST(OracleSetTest, SelectionAndValidation) {
   CheckConfig c;
   EXPECT_EQ(OracleSet::from_names(c.oracles).names().size(), known_oracle_names().size());

@@ -219,6 +219,36 @@ check:
   EXPECT_EQ(bad.backends[0].failures.at(0).outputs.at(0).oracle, "dropout");
 }
 
+// Found by the fuzzer (`gbc divergence dropout [dropout,silu,to]`): the dropout's argument is a
+// bfloat16 silu, which eager rounds at every step and gbc once; the kept values then differ from
+// eager's x / (1 - p) by a bfloat16 ulp. The float64 reference's argument settles it: the path's
+// values are the more accurate ones, so the check passes.
+TEST(RunnerTest, DropoutOfARoundedArgumentIsJudgedAgainstTheFloat64Reference) {
+  Model m = load_model_text(R"(format: gbcheck/v1
+name: drop_silu
+inputs:
+  x: {shape: [32, 64], dtype: bfloat16}
+graph:
+  - {id: s, op: silu, args: [x]}
+  - {id: d, op: to, args: [s], dtype: float64}
+  - {id: y, op: dropout, args: [d], p: 0.25, training: true}
+outputs: [y]
+check:
+  cases: 2
+)",
+                            "drop_silu.yaml");
+  Fault rounded_once = [](std::vector<at::Tensor>& out, const std::vector<at::Tensor>& in, int) {
+    at::Tensor d = at::silu(in[0].to(at::kFloat)).to(at::kBFloat16).to(at::kDouble);
+    at::manual_seed(987654321);
+    out[0] = at::dropout(d, 0.25, true);
+  };
+  CheckReport r = run_check(m, options_for(m, rounded_once));
+  EXPECT_TRUE(r.pass());
+  ASSERT_EQ(r.backends.size(), 1u);
+  for (const CaseFailure& f : r.backends[0].failures)
+    ADD_FAILURE() << "case " << f.index << ": " << (f.outputs.empty() ? f.error : f.outputs[0].detail);
+}
+
 const char* kDriftModel = R"(format: gbcheck/v1
 name: drift
 inputs:
