@@ -117,8 +117,10 @@ class Decomposer {
         {OpId::Gelu, &Decomposer::gelu},             {OpId::Silu, &Decomposer::silu},
         {OpId::BatchNorm, &Decomposer::batch_norm}, {OpId::Linear, &Decomposer::linear},
     };
-    // linear stays one ATen call (matmul with its own accumulation); the bias add follows it.
-    Emitter e(*this, g_, out, node, /*in_f32=*/node.op != OpId::Linear);
+    // A float16/bfloat16 linear computes in float32 too: its product rounded to the half dtype and
+    // then the bias added would round twice where ATen's addmm rounds once (found by the fuzzer:
+    // a bfloat16 x * w + b that is 0 in one and not in the other).
+    Emitter e(*this, g_, out, node, /*in_f32=*/true);
     (this->*rules.at(node.op))(e, node);
   }
 
@@ -221,10 +223,15 @@ class Decomposer {
     ValueId x = e.arg(0);
     ValueId mu = e.op(OpId::Mean, {val(x)}, keep, "mean");
     ValueId centered = e.op(OpId::Sub, {val(x), val(mu)}, {}, "centered");
-    ValueId sq = e.op(OpId::Mul, {val(centered), val(centered)}, {}, "sq");
+    // The squared deviations, the variance and rstd in float64: a float32 deviation above 1.8e19
+    // squares to inf, which made rstd 0 and the whole row a silent 0 (ATen's moments give NaN).
+    ValueId wide = to_f64(e, centered, "centered_f64");
+    ValueId sq = e.op(OpId::Mul, {val(wide), val(wide)}, {}, "sq");
     ValueId var = e.op(OpId::Mean, {val(sq)}, keep, "var");
     ValueId ve = e.op(OpId::Add, {val(var), num(n.attr_float("eps", 1e-5))}, {}, "var_eps");
-    ValueId rstd = e.op(OpId::Rsqrt, {val(ve)}, {}, "rstd");
+    const DType dtype = g_.type(centered).dtype;
+    ValueId rstd = e.op(OpId::Rsqrt, {val(ve)}, {}, dtype == DType::Float64 ? "rstd" : "rstd_f64");
+    if (dtype != DType::Float64) rstd = e.op(OpId::To, {val(rstd)}, {{"dtype", dtype}}, "rstd");
     if (n.args.size() == 1) return e.result(OpId::Mul, {val(centered), val(rstd)});
     ValueId norm = e.op(OpId::Mul, {val(centered), val(rstd)}, {}, "norm");
     if (n.args.size() == 2) return e.result(OpId::Mul, {val(norm), val(e.arg(1))});
@@ -392,10 +399,10 @@ class Decomposer {
     e.result(OpId::Add, {val(scaled), val(shift)});
   }
 
-  // linear(x, w) + bias.
+  // linear(x, w) + bias: one ATen call (matmul with its own accumulation), then the bias add.
   void linear(Emitter& e, const Node& n) {
-    ValueId product = e.op(OpId::Linear, {n.args[0], n.args[1]}, {}, "linear");
-    e.result(OpId::Add, {val(product), n.args[2]});
+    ValueId product = e.op(OpId::Linear, {val(e.arg(0)), val(e.arg(1))}, {}, "linear");
+    e.result(OpId::Add, {val(product), val(e.arg(2))});
   }
 
   Graph& g_;

@@ -33,6 +33,7 @@ class Upcaster {
         widen_integer_operands(n, out);
         infer(n);
       }
+      if (n.op == OpId::LayerNorm) center_layer_norm_input(n, out);
       out.push_back(std::move(n));
     }
     block.nodes = std::move(out);
@@ -71,6 +72,27 @@ class Upcaster {
       a = Arg::of(cast.output());
       out.push_back(std::move(cast));
     }
+  }
+
+  // layer_norm is shift-invariant: its input minus its mean over the normalized dims gives the same
+  // result, and ATen's formula (x * rstd - mean * rstd) then has nothing left to cancel. Without it
+  // the reference keeps a rounding residue where the exact result is 0 (a one-element row), which a
+  // discrete op after it (ceil, remainder, argmax, ge) turns into a whole-number difference that
+  // blames the compiled path for being exact.
+  void center_layer_norm_input(Node& n, std::vector<Node>& out) {
+    const auto normalized = n.attr_shape("normalized_shape");
+    if (!normalized || normalized->empty() || n.args.empty() || !n.args[0].is_value()) return;
+    const ValueType& x = g_.type(n.args[0].value);
+    if (!x.is_tensor() || x.dtype != DType::Float64) return;
+    std::vector<int64_t> dims;
+    for (size_t i = normalized->size(); i > 0; --i) dims.push_back(-static_cast<int64_t>(i));
+    const std::string name = g_.name_of(n.args[0].value);
+    Node mean = make_node(g_, OpId::Mean, {n.args[0]}, {{"dim", dims}, {"keepdim", true}}, n.loc, name + ".ln_mean");
+    Node centered = make_node(g_, OpId::Sub, {n.args[0], Arg::of(mean.output())}, {}, n.loc, name + ".ln_centered");
+    n.args[0] = Arg::of(centered.output());
+    out.push_back(std::move(mean));
+    out.push_back(std::move(centered));
+    infer(n);
   }
 
   Graph& g_;

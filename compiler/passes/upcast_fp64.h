@@ -10,7 +10,9 @@ namespace gbc {
 /// (a float `full` without a dtype gets dtype float64); types are re-inferred. Integer and bool
 /// values stay as they are, except where an op turns them into floats (exp of an int tensor,
 /// int / int, int tensor * 2.5): ATen would give float32 there, so their integer operands are
-/// cast to float64 first and the result is float64 too.
+/// cast to float64 first and the result is float64 too. A layer_norm's input is centered on its
+/// mean over the normalized dims first (the result is the same, without ATen's rounding residue
+/// where it is exactly 0). The graph's value ids are kept; added values come after them.
 Graph upcast_fp64(const Graph& graph);
 
 }  // namespace gbc

@@ -100,27 +100,32 @@ graph:
   - {id: plain, op: layer_norm, args: [x], normalized_shape: [3, 4], eps: 0.5}
 outputs: [ln, plain]
 )");
-  // The means are decomposed again (sum / N: the normalized dims are static).
+  // The means are decomposed again (sum / N: the normalized dims are static); the squares, the
+  // variance and rstd are float64, so deviations above 1.8e19 do not overflow.
   EXPECT_EQ(ir(decompose(g)), R"(graph t(x: float32[B, 3, 4], param w: float32[4], param b: float32[4]) {
   ln.mean.sum: float32[B, 3, 1] = sum(x, dim=[-1], keepdim=true)
   ln.mean: float32[B, 3, 1] = div(ln.mean.sum, 4)
   ln.centered: float32[B, 3, 4] = sub(x, ln.mean)
-  ln.sq: float32[B, 3, 4] = mul(ln.centered, ln.centered)
-  ln.var.sum: float32[B, 3, 1] = sum(ln.sq, dim=[-1], keepdim=true)
-  ln.var: float32[B, 3, 1] = div(ln.var.sum, 4)
-  ln.var_eps: float32[B, 3, 1] = add(ln.var, 1.0000000000000001e-05)
-  ln.rstd: float32[B, 3, 1] = rsqrt(ln.var_eps)
+  ln.centered_f64: float64[B, 3, 4] = to(ln.centered, dtype=float64)
+  ln.sq: float64[B, 3, 4] = mul(ln.centered_f64, ln.centered_f64)
+  ln.var.sum: float64[B, 3, 1] = sum(ln.sq, dim=[-1], keepdim=true)
+  ln.var: float64[B, 3, 1] = div(ln.var.sum, 4)
+  ln.var_eps: float64[B, 3, 1] = add(ln.var, 1.0000000000000001e-05)
+  ln.rstd_f64: float64[B, 3, 1] = rsqrt(ln.var_eps)
+  ln.rstd: float32[B, 3, 1] = to(ln.rstd_f64, dtype=float32)
   ln.norm: float32[B, 3, 4] = mul(ln.centered, ln.rstd)
   ln.scaled: float32[B, 3, 4] = mul(ln.norm, w)
   ln: float32[B, 3, 4] = add(ln.scaled, b)
   plain.mean.sum: float32[B, 1, 1] = sum(x, dim=[-2, -1], keepdim=true)
   plain.mean: float32[B, 1, 1] = div(plain.mean.sum, 12)
   plain.centered: float32[B, 3, 4] = sub(x, plain.mean)
-  plain.sq: float32[B, 3, 4] = mul(plain.centered, plain.centered)
-  plain.var.sum: float32[B, 1, 1] = sum(plain.sq, dim=[-2, -1], keepdim=true)
-  plain.var: float32[B, 1, 1] = div(plain.var.sum, 12)
-  plain.var_eps: float32[B, 1, 1] = add(plain.var, 0.5)
-  plain.rstd: float32[B, 1, 1] = rsqrt(plain.var_eps)
+  plain.centered_f64: float64[B, 3, 4] = to(plain.centered, dtype=float64)
+  plain.sq: float64[B, 3, 4] = mul(plain.centered_f64, plain.centered_f64)
+  plain.var.sum: float64[B, 1, 1] = sum(plain.sq, dim=[-2, -1], keepdim=true)
+  plain.var: float64[B, 1, 1] = div(plain.var.sum, 12)
+  plain.var_eps: float64[B, 1, 1] = add(plain.var, 0.5)
+  plain.rstd_f64: float64[B, 1, 1] = rsqrt(plain.var_eps)
+  plain.rstd: float32[B, 1, 1] = to(plain.rstd_f64, dtype=float32)
   plain: float32[B, 3, 4] = mul(plain.centered, plain.rstd)
   return ln, plain
 }
@@ -307,6 +312,30 @@ outputs: [y, z]
   y: float32[2, 3] = add(y.linear, b)
   z: float32[2, 3] = linear(x, w)
   return y, z
+}
+)");
+}
+
+// Found by the fuzzer (`gbc divergence tolerance [linear,logical_and]`): a bfloat16 linear's
+// product rounded to bfloat16 before the bias add rounds twice where ATen's addmm rounds once. The
+// product and the add are float32, rounded once at the end.
+TEST(Decompose, HalfLinearWithBiasRoundsOnce) {
+  Graph g = graph_of(R"(inputs: {x: {shape: [2, 4], dtype: bfloat16}}
+params:
+  w: {shape: [3, 4], dtype: bfloat16}
+  b: {shape: [3], dtype: bfloat16}
+graph:
+  - {id: y, op: linear, args: [x, w, b]}
+outputs: [y]
+)");
+  EXPECT_EQ(ir(decompose(g)), R"(graph t(x: bfloat16[2, 4], param w: bfloat16[3, 4], param b: bfloat16[3]) {
+  x.f32: float32[2, 4] = to(x, dtype=float32)
+  w.f32: float32[3, 4] = to(w, dtype=float32)
+  y.linear: float32[2, 3] = linear(x.f32, w.f32)
+  b.f32: float32[3] = to(b, dtype=float32)
+  y.f32: float32[2, 3] = add(y.linear, b.f32)
+  y: bfloat16[2, 3] = to(y.f32, dtype=bfloat16)
+  return y
 }
 )");
 }

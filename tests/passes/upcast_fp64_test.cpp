@@ -1,9 +1,12 @@
 // upcast_fp64: every floating dtype becomes float64 (inputs, params, casts, constants, and results
-// ATen would make float32 from integers); integer and bool values stay.
+// ATen would make float32 from integers); integer and bool values stay; a layer_norm's input is
+// centered on its mean first.
 #include "compiler/passes/upcast_fp64.h"
 
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "compiler/aten/eager_executor.h"
 #include "tests/passes/pass_test_util.h"
 
 namespace gbc {
@@ -60,6 +63,40 @@ outputs: [h, e, q, s, wh, t, xi, ik]
   return h, e, q, s, wh, t, xi, ik
 }
 )");
+}
+
+// Found by the fuzzer (`gbc divergence fp64,tolerance [ceil,layer_norm]`, `[layer_norm,remainder]`):
+// a one-element layer_norm row is exactly 0, but ATen's formula left a residue in the float64
+// reference too, and ceil or remainder made that a whole number, blaming gbc's exact 0. The
+// reference's layer_norm now sees its input centered (the same result), and gives 0 there.
+TEST(UpcastFp64, LayerNormInputIsCenteredOnItsMean) {
+  Graph g = graph_of(R"(inputs:
+  x: {shape: [4, 3, 2]}
+params:
+  w: {shape: [3, 2]}
+graph:
+  - {id: y, op: layer_norm, args: [x, w], normalized_shape: [3, 2], eps: 0.001}
+outputs: [y]
+)");
+  EXPECT_EQ(ir(upcast_fp64(g)), R"(graph t(x: float64[4, 3, 2], param w: float64[3, 2]) {
+  x.ln_mean: float64[4, 1, 1] = mean(x, dim=[-2, -1], keepdim=true)
+  x.ln_centered: float64[4, 3, 2] = sub(x, x.ln_mean)
+  y: float64[4, 3, 2] = layer_norm(x.ln_centered, w, eps=0.001, normalized_shape=[3, 2])
+  return y
+}
+)");
+  Graph one = graph_of(R"(inputs:
+  x: {shape: [6, 1], values: {dist: const, value: 0.37132260203361511}}
+graph:
+  - {id: n, op: layer_norm, args: [x], normalized_shape: [1], eps: 0.001}
+  - {id: c, op: ceil, args: [n]}
+  - {id: r, op: remainder, args: [n, 1.0]}
+outputs: [c, r]
+)");
+  const at::Tensor x = at::full({6, 1}, 0.37132260203361511);
+  const std::vector<at::Tensor> out = run_eager(upcast_fp64(one), {x.to(at::kDouble)});
+  EXPECT_TRUE(at::equal(out[0], at::zeros({6, 1}, at::kDouble))) << out[0];
+  EXPECT_TRUE(at::equal(out[1], at::zeros({6, 1}, at::kDouble))) << out[1];
 }
 
 }  // namespace
