@@ -453,11 +453,12 @@ GBC_FN float gbc_erf(float x) {
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
   return GBC_MATH(erf)(x);
 #else
-  /* a + a q(a^2) below 1; from 1 on, 1 - e^P(a - 1), P a fit of log erfc(a) weighted by erfc(a)
+  /* a + a q(a^2) up to 1; above, 1 - e^P(a - 1), P a fit of log erfc(a) weighted by erfc(a)
    * (erf's error 8e-9 absolute; a - 1 is exact): erfc <= 0.16 there, so the few ulps of e^P
-   * shrink to a fraction of erf's. Past a = 4, 1 - erfc(a) rounds to 1. No division, one exp. */
+   * shrink to a fraction of erf's. The polynomial takes a = 1 itself: it rounds erf(1), the erf
+   * of a bool, correctly. Past a = 4, 1 - erfc(a) rounds to 1. No division, one exp. */
   const float a = GBC_MATH(fabs)(x);
-  const bool below_one = a < 1.0f;
+  const bool below_one = a <= 1.0f;
   const float small = gbc_fma(a, gbc_erf_small_q(a * a), a);
   const float s = (below_one ? 1.0f : (a > 4.0f ? 4.0f : a)) - 1.0f;
   const float p = gbc_horner(s, 9.697717178e-05f, -1.506147208e-03f, 9.484545328e-03f, -4.127929732e-02f,

@@ -229,6 +229,18 @@ TEST(PreludeMath, ErfAndGeluAgreeWithATenOverADenseSweep) {
 // The branch-free float16 conversions (kernel_prelude.h) give c10::Half's bits: every half widens
 // to the same float; floats narrow alike, sampled over every exponent and dense around the
 // rounding and overflow edges (NaN compared as NaN: c10 may keep its payload).
+// erf of a bool or integer input is erf(+-1) exactly, and an op after it may amplify an ulp (found
+// by the fuzzer: a batch_norm of a constant channel of erf(true), then logsumexp and layer_norm,
+// turned erf(1)'s one-ulp error into 3e-5). The branch point 1 takes the small-|x| polynomial,
+// which rounds erf(1) correctly, as ATen does.
+TEST(PreludeMath, ErfOfOneIsCorrectlyRounded) {
+  const float one = static_cast<float>(erfl(1.0L));
+  EXPECT_EQ(gbc_erf(1.0f), one);
+  EXPECT_EQ(gbc_erf(-1.0f), -one);
+  const float x = 1.0f;
+  EXPECT_EQ(gbc_erf(1.0f), at::erf(at::from_blob(const_cast<float*>(&x), {1})).item<float>());
+}
+
 TEST(PreludeHalf, ConversionsAreC10Halfs) {
   for (uint32_t h = 0; h <= 0xffffu; ++h) {
     const float want = static_cast<float>(c10::Half(static_cast<uint16_t>(h), c10::Half::from_bits()));

@@ -273,9 +273,6 @@ outputs: [y]
   y.invstd: float32[1, 3, 1, 1] = to(y.invstd_f64, dtype=float32)
   y.weight_c: float32[3, 1, 1] = reshape(w, shape=[3, 1, 1])
   y.scale: float32[1, 3, 1, 1] = mul(y.invstd, y.weight_c)
-  y.mean_scaled: float32[1, 3, 1, 1] = mul(y.batch_mean, y.scale)
-  y.bias_c: float32[3, 1, 1] = reshape(b, shape=[3, 1, 1])
-  y.shift: float32[1, 3, 1, 1] = sub(y.bias_c, y.mean_scaled)
   y.running_mean_batch: float32[3] = reshape(y.batch_mean, shape=[3])
   y.running_mean_f64: float64[3] = to(m, dtype=float64)
   y.running_mean_kept: float64[3] = mul(y.running_mean_f64, 0.75)
@@ -290,8 +287,11 @@ outputs: [y]
   y.running_var_added: float64[3] = mul(y.running_var_batch, 0.25)
   y.running_var_updated: float64[3] = add(y.running_var_kept, y.running_var_added)
   y.running_var_written: float32[3] = copy_(v, y.running_var_updated)
+  y.mean_scaled: float32[1, 3, 1, 1] = mul(y.batch_mean, y.scale)
   y.scaled: float32[2, 3, 2, 2] = mul(x, y.scale)
-  y: float32[2, 3, 2, 2] = add(y.scaled, y.shift)
+  y.centered_scaled: float32[2, 3, 2, 2] = sub(y.scaled, y.mean_scaled)
+  y.bias_c: float32[3, 1, 1] = reshape(b, shape=[3, 1, 1])
+  y: float32[2, 3, 2, 2] = add(y.centered_scaled, y.bias_c)
   return y
 }
 )");

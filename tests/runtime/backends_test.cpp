@@ -186,6 +186,32 @@ outputs: [v, p, w]
   EXPECT_GE(backend->stats().fusion_groups, 1);
 }
 
+// Found by the fuzzer (`gbc divergence fp64,tolerance [batch_norm]`): batch_norm in training mode of a
+// channel of equal values is exactly its bias (the deviations are 0), but x * scale + (bias - mean *
+// scale) with scale = 1 / sqrt(1e-6) = 1000 left ulp(1000) of rounding. gbc computes
+// (x * scale - mean * scale) + bias.
+TEST(GeneratedCode, BatchNormTrainingOfAConstantChannelIsItsBias) {
+  Model model = load(R"(format: gbcheck/v1
+name: bn_constant
+inputs:
+  x: {shape: [2, 2, 2]}
+params:
+  w: {shape: [2]}
+  b: {shape: [2]}
+  m: {shape: [2]}
+  v: {shape: [2]}
+graph:
+  - {id: y, op: batch_norm, args: [x, w, b, m, v], eps: 1.0e-6, training: true}
+outputs: [y]
+)");
+  std::unique_ptr<Backend> backend = test::prepared("gbc", model, options_of(model));
+  const at::Tensor bias = at::tensor(std::vector<float>{0.3720367f, -0.1180031f});
+  const std::vector<at::Tensor> in = {at::full({2, 2, 2}, 1.0f), at::ones({2}), bias, at::zeros({2}), at::ones({2})};
+  const at::Tensor y = backend->run(test::clones(in))[0];
+  EXPECT_TRUE(at::equal(y, bias.view({1, 2, 1}).expand({2, 2, 2}))) << y;
+  EXPECT_EQ(backend->stats().fallbacks, 0);
+}
+
 TEST(Fallbacks, KernelThatFailsToCompileRunsOnAtenAndIsRecorded) {
   Model model = load(kChain, "chain.yaml");
   std::unique_ptr<Backend> backend = make_gbc_backend_with_cxx_flags(kRejectedFlag);
