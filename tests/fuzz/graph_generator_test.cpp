@@ -129,6 +129,7 @@ struct PatternCounts {
   int fractional_int = 0;      // a fractional float number with an integer or bool tensor
   int number_with_int = 0;     // any number with an integer or bool tensor (fractional_int's chances)
   int negative_divisor = 0;    // div/remainder by a negative number or a neg node's result
+  int int_minus_one = 0;       // an integer remainder by -1 or by a negated tensor (INT_MIN % -1 traps)
   int extreme_input = 0;       // an integer input drawn up to its dtype's limits
   int repeated_dims = 0;       // an input whose shape repeats a dim other than 1
   int varied_layouts = 0;      // check.layouts: any
@@ -219,6 +220,10 @@ PatternCounts count_patterns(const Model& m) {
           ((!b.is_value() && b.scalar.to_double() < 0) ||
            (b.is_value() && producer.count(b.value) && producer.at(b.value) == OpId::Neg)))
         ++c.negative_divisor;
+      if (n->op == OpId::Remainder && a.is_value() && !is_floating(g.type(a.value).dtype) &&
+          ((!b.is_value() && b.scalar.to_double() == -1) ||
+           (b.is_value() && producer.count(b.value) && producer.at(b.value) == OpId::Neg)))
+        ++c.int_minus_one;
     }
     const OpClass cls = op_schema(n->op).cls;
     if (cls == OpClass::Unary || cls == OpClass::Binary)
@@ -267,6 +272,7 @@ PatternCounts total_patterns(const GeneratorConfig& config, uint64_t seeds) {
     t.fractional_int += c.fractional_int;
     t.number_with_int += c.number_with_int;
     t.negative_divisor += c.negative_divisor;
+    t.int_minus_one += c.int_minus_one;
     t.extreme_input += c.extreme_input;
     t.repeated_dims += c.repeated_dims;
     t.varied_layouts += c.varied_layouts;
@@ -320,6 +326,7 @@ TEST(GraphGeneratorTest, EveryPatternIsGeneratedOverManySeeds) {
   EXPECT_GT(2 * with.fractional_int, 3 * without.fractional_int);  // 1.5x of the counts: 37 vs 19
   EXPECT_GT(with.negative_divisor, 30);
   EXPECT_EQ(without.negative_divisor, 0);
+  EXPECT_EQ(with.int_minus_one, 0);
   EXPECT_GT(with.extreme_input, 15);
   EXPECT_EQ(without.extreme_input, 0);
   EXPECT_GT(with.repeated_dims, without.repeated_dims + 100);
