@@ -193,6 +193,32 @@ TEST(AssertFault, FuzzSignsItUnderTheBackend) {
   EXPECT_NE(v.failures[0].hit.summary.find("failed an internal assertion"), std::string::npos) << v.failures[0].hit.summary;
 }
 
+// Found by the fuzzer: LibTorch 1.13 dies of SIGFPE on an int32 remainder of INT_MIN by -1 (the cast
+// of an infinity). The death is eager's, not gbc's: it is signed under eager, which the campaign
+// does not reduce (the reducer runs eager in its own process).
+TEST(EagerCrash, FuzzSignsItUnderEager) {
+  Model model = load_model_text(R"(format: gbcheck/v1
+name: int_min_remainder
+inputs:
+  x: {shape: [4], values: {dist: const, value: .inf}}
+graph:
+  - {id: i, op: to, args: [x], dtype: int32}
+  - {id: r, op: remainder, args: [i, -1]}
+outputs: [r]
+check:
+  cases: 1
+)",
+                                "int_min_remainder.yaml");
+  GraphCheckOptions o;
+  o.backends = {"gbc-interp"};
+  o.limits.timeout_s = 120;
+  const GraphVerdict v = check_graph(model, o);
+  EXPECT_EQ(v.outcome, "fail");
+  ASSERT_EQ(v.failures.size(), 1u);
+  EXPECT_EQ(v.failures[0].signature.backend, "eager");
+  EXPECT_EQ(v.failures[0].signature.kind, FailureSignature::Kind::Crash);
+}
+
 TEST(FaultRegistry, NamesTheNineKindsAndParsesThem) {
   std::vector<std::string> names;
   for (const FaultKind& k : fault_kinds()) {

@@ -154,6 +154,17 @@ GraphVerdict check_graph(const Model& model, const GraphCheckOptions& options) {
     v.failures.push_back(make_failure(s, r.error, options.limits));
   } else {
     v.outcome = "fail";
+    // Eager itself may die (LibTorch 1.13's integer remainder of INT_MIN by -1 raises SIGFPE): then
+    // the death is the reference's, no compiled path is to blame, and the failure is not reduced
+    // (the reducer and repro run eager in the worker's own process).
+    GraphCheckOptions reference = options;
+    reference.backends = {"eager"};
+    SandboxResult eager_alone = run_child(reference);
+    if (!eager_alone.ok() && eager_alone.status != SandboxResult::Status::Exception) {
+      v.failures.push_back(make_failure(signature_of_sandbox(model, "eager", eager_alone), death_detail(eager_alone), options.limits));
+      v.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      return v;
+    }
     std::vector<std::string> culprits;
     if (options.backends.size() > 1) {
       for (const std::string& b : options.backends) {
