@@ -425,7 +425,6 @@ class CpuKernelWriter {
     body.line(slot + " = " + take + " ? " + v + " : " + slot + ";");
     body.line(index_slot + " = " + take + " ? r : " + index_slot + ";");
   }
-  // How many elements of r a stage folds: all of them, but for the injected reduce-bound bug.
   // The first pass over a row asks for the same block of the next row's contiguous inputs: the
   // hardware prefetcher does not cross 4 KiB pages, so a row of 1024 floats started cold in
   // DRAM (the bias + gelu + layer_norm kernel 12% faster; rows of 4096 floats unchanged).
@@ -441,6 +440,7 @@ class CpuKernelWriter {
     return out.empty() ? out : indent + "if (o + 1 < o_end) {\n" + out + indent + "}\n";
   }
 
+  // How many elements of r a stage folds: all of them, but for the injected reduce-bound bug.
   std::string folded_count() const {
     return k_.fault == InjectedFault::ReduceBound ? "(inner > 0 ? inner - 1 : 0)" : "inner";
   }

@@ -85,6 +85,17 @@ void excuse_random(std::vector<Verdict>& verdicts, const std::string& why) {
   verdicts.push_back(note);
 }
 
+// The dropout oracle's settings for one output's dropout, with the output's tolerance and the fp64
+// oracle's rule (the kept values' judge where the float64 reference's argument is given).
+DropoutSpec dropout_spec(const DropoutOutput& d, const JudgeConfig& cfg) {
+  DropoutSpec spec;
+  spec.p = d.p;
+  spec.training = d.training;
+  spec.tol = cfg.tol;
+  spec.fp64 = {cfg.fp64_multiplier, cfg.tol.atol, cfg.stat};
+  return spec;
+}
+
 }  // namespace
 
 std::string reference_disagreement(const JudgePlan& plan, const RunTensors& first, const RunTensors& second, int step,
@@ -142,15 +153,9 @@ std::vector<at::Tensor> CaseRunner::run_fp64(const TestCase& tc, std::string& fa
     if (at::isFloatingType(t.scalar_type())) t = t.to(at::kDouble);
   EagerOptions eo;
   eo.device = device_;
-  // upcast_fp64 keeps the graph's value ids; a captured graph input is recorded as the step gets it.
-  if (!plan_.capture.empty())
-    eo.on_value = [&](const Node&, ValueId v, const RtValue& rv) {
-      if (plan_.capture.count(v) && !rv.is_scalar()) captured[v] = rv.tensor.clone();
-    };
   try {
     for (int s = 0; s < plan_.steps; ++s) {
-      for (size_t i = 0; i < fp64_graph_->inputs.size(); ++i)
-        if (plan_.capture.count(fp64_graph_->inputs[i].value)) captured[fp64_graph_->inputs[i].value] = c.in[i].clone();
+      capture(*fp64_graph_, c.in, eo, captured);  // upcast_fp64 keeps the graph's value ids
       at::manual_seed(step_seed(tc.seed, s));
       c.out = run_eager(*fp64_graph_, c.in, eo);
       inputs_after = c.in;
@@ -164,6 +169,18 @@ std::vector<at::Tensor> CaseRunner::run_fp64(const TestCase& tc, std::string& fa
     return {};
   }
   return c.out;
+}
+
+void CaseRunner::capture(const Graph& graph, const std::vector<at::Tensor>& in, EagerOptions& eo,
+                         std::map<ValueId, at::Tensor>& captured) const {
+  if (plan_.capture.empty()) return;
+  // on_value sees the values nodes define; a dropout's argument that is a graph input is recorded
+  // here.
+  for (size_t i = 0; i < graph.inputs.size(); ++i)
+    if (plan_.capture.count(graph.inputs[i].value)) captured[graph.inputs[i].value] = in[i].clone();
+  eo.on_value = [this, &captured](const Node&, ValueId v, const RtValue& rv) {
+    if (plan_.capture.count(v) && !rv.is_scalar()) captured[v] = rv.tensor.clone();
+  };
 }
 
 CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>& paths, std::ostream* prints,
@@ -201,16 +218,9 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
     EagerOptions eo;
     eo.device = device_;
     try {
-      // on_value sees the values nodes define; a dropout's argument that is a graph input is
-      // recorded here, as the step receives it.
-      for (size_t i = 0; i < g.inputs.size(); ++i)
-        if (plan_.capture.count(g.inputs[i].value)) captured[g.inputs[i].value] = eager.in[i].clone();
+      capture(g, eager.in, eo, captured);
       at::manual_seed(seed);
       eo.print_sink = s == 0 ? prints : nullptr;
-      if (!plan_.capture.empty())
-        eo.on_value = [&](const Node&, ValueId v, const RtValue& rv) {
-          if (plan_.capture.count(v) && !rv.is_scalar()) captured[v] = rv.tensor.clone();
-        };
       eager.out = run_reference(g, eager.in, eo);
       if (self_check) {
         eo.print_sink = nullptr;
@@ -356,12 +366,8 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
       if (random && numeric_fail) {
         if (d && d->training && oracles.dropout && captured.count(d->input)) {
           // Element by element, another mask is no evidence either way: the dropout oracle decides.
-          DropoutSpec spec;
-          spec.p = d->p;
-          spec.training = true;
-          spec.tol = cfg.tol;
+          DropoutSpec spec = dropout_spec(*d, cfg);
           spec.input_fp64 = fp64_value(d->input);
-          spec.fp64 = {cfg.fp64_multiplier, cfg.tol.atol, cfg.stat};
           Verdict dv = dropout_oracle(captured[d->input], run.main.out[o], spec);
           for (auto& v : verdicts)
             if (v.fails() && v.oracle != oracle_name::kDeterminism) v.overruled_by = oracle_name::kDropout;
@@ -375,11 +381,7 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
           add_note(pr.notes, why);
         }
       } else if (d && !d->training && d->input_is_graph_input && oracles.dropout) {
-        DropoutSpec spec;
-        spec.p = d->p;
-        spec.training = false;
-        spec.tol = cfg.tol;
-        verdicts.push_back(dropout_oracle(eager.out[o], run.main.out[o], spec));
+        verdicts.push_back(dropout_oracle(eager.out[o], run.main.out[o], dropout_spec(*d, cfg)));
       }
       // Where the float64 reference overrules a failing comparison, the reference was the one that
       // erred: with another backend as the reference, that is its compiler's finding.

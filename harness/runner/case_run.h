@@ -19,6 +19,8 @@
 
 namespace gbc {
 
+struct EagerOptions;  // compiler/aten/eager_executor.h
+
 struct PathUnderTest {
   Backend* backend = nullptr;
   bool compiled = true;  // determinism is only checked for compiled paths
@@ -72,6 +74,11 @@ class CaseRunner {
   /// (dropout arguments) from the last step. Empty on failure, which `failure` explains.
   std::vector<at::Tensor> run_fp64(const TestCase& tc, std::string& failure, std::vector<at::Tensor>& inputs_after,
                                    std::map<ValueId, at::Tensor>& captured);
+  /// Records the plan's captured values (dropout arguments) of a run of `graph` on `in` into
+  /// `captured`: the graph inputs among them now, as the step receives them, and the node values
+  /// through `eo.on_value`.
+  void capture(const Graph& graph, const std::vector<at::Tensor>& in, EagerOptions& eo,
+               std::map<ValueId, at::Tensor>& captured) const;
 
   const Model& model_;
   const JudgePlan& plan_;
