@@ -60,6 +60,7 @@ class CpuKernelWriter {
       plan_tiles();
     }
     if (reduction && reads_bytes_per_element()) lanes_ = "GBC_LANES_WIDE";
+    plan_streams();
   }
 
   std::string write() {
@@ -100,7 +101,69 @@ class CpuKernelWriter {
     for (int b : row_started_) ix.element[b] = buffer_pointer(b) + "[" + row_start(b) + " + r]";
     if (scratch)
       for (int b : tiled_) ix.element[b] = tile_row(b) + "[r]";
+    for (int b : streamed_) ix.element[b] = stream_target(b) + "[k]";
     return ix;
+  }
+
+  // ---- streaming stores (gbc_stream_store, kernel_support.h) ----
+  // Contiguous full-level outputs are written through d<b>, per block of GBC_BLOCK elements: the
+  // output itself, or when the call streams (GbcKernelArgs::stream_stores) a block in L1 that
+  // gbc_stream_store then writes past the caches. One loop either way; only the pointer differs.
+  // Only where the pass that stores is memory-bound: in a pass that computes a costly value the
+  // line fills of plain stores overlap the arithmetic, and the block costs more than streaming
+  // saves (masked softmax's store pass, which takes a log, 8% slower; the 8-op chain 5%; softmax,
+  // layer_norm and the bias + gelu + layer_norm epilogue, whose costly values the row cache kept,
+  // 8-16% faster: docs/performance.md).
+  void plan_streams() {
+    if (k_.columns) return;
+    for (const kir::Store& st : k_.stores)
+      if (k_.buffers.at(static_cast<size_t>(st.buffer)).level == kir::Level::Full && costly_to_store(*st.value)) return;
+    for (size_t b = 0; b < k_.buffers.size(); ++b) {
+      const kir::Buffer& buf = k_.buffers[b];
+      if (buf.is_output && buf.level == kir::Level::Full && buf.index == kir::IndexKind::Contiguous)
+        streamed_.push_back(static_cast<int>(b));
+    }
+  }
+  // Whether the store pass computes a costly op for e: values in the row cache it only reads.
+  bool costly_to_store(const kir::Expr& e) const {
+    if (row_cached(&e)) return false;
+    if (costly_op(e)) return true;
+    for (const kir::ExprPtr& a : e.args)
+      if (costly_to_store(*a)) return true;
+    return false;
+  }
+  static std::string stream_target(int buffer) { return "d" + std::to_string(buffer); }
+  static std::string stream_block(int buffer) { return "sb" + std::to_string(buffer); }
+  // The flag and the blocks, once per function.
+  std::string stream_locals(const std::string& indent) const {
+    if (streamed_.empty()) return "";
+    std::string out = indent + "const bool stream = a->stream_stores != 0;\n";
+    for (int b : streamed_) out += indent + "alignas(64) " + storage_c_type(b) + " " + stream_block(b) + "[GBC_BLOCK];\n";
+    return out;
+  }
+  // Before a block's loop: where its elements [base, base + m) go.
+  std::string stream_targets(const std::string& indent, const std::string& base) const {
+    std::string out;
+    for (int b : streamed_) {
+      const std::string type = storage_c_type(b);
+      out += indent + type + "* __restrict__ const " + stream_target(b) + " = stream ? " + stream_block(b) + " : " +
+             buffer_pointer(b) + " + " + base + ";\n";
+    }
+    return out;
+  }
+  // After it: the streamed block's stores.
+  std::string stream_flush(const std::string& indent, const std::string& base) const {
+    if (streamed_.empty()) return "";
+    std::string out = indent + "if (stream) {\n";
+    for (int b : streamed_) {
+      out += indent + "  gbc_stream_store(" + buffer_pointer(b) + " + " + base + ", " + stream_block(b) + ", m * (int64_t)sizeof(" +
+             storage_c_type(b) + "));\n";
+    }
+    return out + indent + "}\n";
+  }
+  // At the end of a function that streamed: its stores ordered before the caller's next step.
+  std::string stream_fence(const std::string& indent) const {
+    return streamed_.empty() ? "" : indent + "if (stream) gbc_stream_fence();\n";
   }
   // Strided buffers whose rows are contiguous (kir::Buffer::r_contiguous): each row's first
   // element's offset, once per row, so that the row loads as vectors instead of a gather.
@@ -163,21 +226,23 @@ class CpuKernelWriter {
     const std::vector<kir::ExprPtr> staged = staged_values(roots);
     if (step_count(staged) >= 2) return pointwise_staged(staged);
     Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
-    Scope body(Scope::Element, blocked_.empty() ? "    " : "      ", element_indexing(false), &kernel_scope);
-    if (!blocked_.empty()) body.line("const int64_t i = i0 + k;");
+    const bool blocks = !blocked_.empty() || !streamed_.empty();
+    Scope body(Scope::Element, blocks ? "      " : "    ", element_indexing(false), &kernel_scope);
+    if (blocks) body.line("const int64_t i = i0 + k;");
     for (const kir::Store& s : k_.stores) em_.store(s, body);
 
     const std::string& name = k_.name;
     std::string out = "static void " + name + "_range(const GbcKernelArgs* a, int64_t begin, int64_t end) {\n";
     out += em_.buffer_locals("  ") + em_.scalar_locals("  ") + kernel_scope.code();
-    if (blocked_.empty()) {
+    if (!blocks) {
       out += "  #pragma omp simd\n  for (int64_t i = begin; i < end; ++i) {\n" + body.code() + "  }\n";
     } else {
-      out += offset_arrays("  ");
+      out += offset_arrays("  ") + stream_locals("  ");
       out += "  for (int64_t i0 = begin; i0 < end; i0 += GBC_BLOCK) {\n";
       out += "    const int64_t m = gbc_min_i64(GBC_BLOCK, end - i0);\n";
-      out += fill_offsets("    ", "i0");
-      out += "    #pragma omp simd\n    for (int64_t k = 0; k < m; ++k) {\n" + body.code() + "    }\n  }\n";
+      out += fill_offsets("    ", "i0") + stream_targets("    ", "i0");
+      out += "    #pragma omp simd\n    for (int64_t k = 0; k < m; ++k) {\n" + body.code() + "    }\n";
+      out += stream_flush("    ", "i0") + "  }\n" + stream_fence("  ");
     }
     out += "}\n\n";
     return out + entry("  const int64_t n = a->numel;\n", "n", "n", "gbc_cpu_chunk(n, threads)", name + "_range");
@@ -298,11 +363,12 @@ class CpuKernelWriter {
 
     const std::string& name = k_.name;
     std::string out = "static void " + name + "_range(const GbcKernelArgs* a, int64_t begin, int64_t end) {\n";
-    out += em_.buffer_locals("  ") + em_.scalar_locals("  ") + kernel_scope.code() + offset_arrays("  ");
+    out += em_.buffer_locals("  ") + em_.scalar_locals("  ") + kernel_scope.code() + offset_arrays("  ") + stream_locals("  ");
     for (const std::string& array : arrays) out += "  float " + array + "[GBC_BLOCK];\n";
     out += "  for (int64_t i0 = begin; i0 < end; i0 += GBC_BLOCK) {\n";
     out += "    const int64_t m = gbc_min_i64(GBC_BLOCK, end - i0);\n";
-    out += fill_offsets("    ", "i0") + loops + "  }\n}\n\n";
+    out += fill_offsets("    ", "i0") + stream_targets("    ", "i0") + loops + stream_flush("    ", "i0") + "  }\n" +
+           stream_fence("  ") + "}\n\n";
     return out + entry("  const int64_t n = a->numel;\n", "n", "n", "gbc_cpu_chunk(n, threads)", name + "_range");
   }
 
@@ -523,13 +589,15 @@ class CpuKernelWriter {
       body.line("const int64_t r = r0 + k;");
       if (cached) use_row_cache(k_.stages.size(), body);
       for (const kir::Store* s : full) em_.store(*s, body);
-      row.append(row_blocks("    ", "      #pragma omp simd\n      for (int64_t k = 0; k < m; ++k) {\n" + body.code() + "      }\n"));
+      const std::string base = "o * inner + r0";
+      row.append(row_blocks("    ", stream_targets("      ", base) + "      #pragma omp simd\n      for (int64_t k = 0; k < m; ++k) {\n" +
+                                         body.code() + "      }\n" + stream_flush("      ", base)));
     }
     for (const kir::Store* s : per_row) em_.store(*s, row);
 
     std::string out = "static void " + fn + "(const GbcKernelArgs* a, int64_t o_begin, int64_t o_end) {\n";
     out += "  const int64_t inner = a->inner;\n";
-    out += em_.buffer_locals("  ") + em_.scalar_locals("  ") + offset_arrays("  ") + kernel_scope.code();
+    out += em_.buffer_locals("  ") + em_.scalar_locals("  ") + offset_arrays("  ") + stream_locals("  ") + kernel_scope.code();
     if (cached) {
       out += "  char* const gbc_rows = (char*)std::malloc((size_t)inner * " + scratch_bytes() + " + " +
              std::to_string(64 * (row_cache_.size() + tiled_.size() + 1)) + ");\n";
@@ -553,6 +621,7 @@ class CpuKernelWriter {
     } else {
       out += "  for (int64_t o = o_begin; o < o_end; ++o) {\n" + row.code() + "  }\n";
     }
+    out += stream_fence("  ");
     if (cached) out += "  std::free(gbc_rows);\n";
     return out + "}\n\n";
   }
@@ -782,6 +851,7 @@ class CpuKernelWriter {
   std::vector<int> row_started_;   // Strided buffers indexed from each row's start
   std::vector<RowCacheEntry> row_cache_;
   std::vector<int> tiled_;         // inputs copied into transposed tiles in the scratch function
+  std::vector<int> streamed_;      // contiguous full-level outputs, written through d<b> (plan_streams)
   std::string lanes_ = "GBC_LANES";  // the accumulators per stage (a macro of kernel_support.h)
 };
 

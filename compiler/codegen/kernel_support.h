@@ -41,6 +41,7 @@ template <typename T> GBC_FN void gbc_argmax_merge(T& v, int64_t& i, T v2, int64
 /* ---- CPU: OpenMP work split, row caches, huge pages and strided offset blocks ---- */
 #if !defined(GBC_KERNEL_STD)
 #include <cstdlib>
+#include <cstring>
 #endif
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -101,6 +102,45 @@ GBC_FN void gbc_advise_huge_pages(void* p, int64_t bytes) {
 #else
   (void)p;
   (void)bytes;
+#endif
+}
+
+/* Streaming stores: a kernel whose buffers together exceed the last-level cache (the runtime sets
+ * GbcKernelArgs::stream_stores, compiler/runtime/kernel_call.cpp) writes its contiguous outputs
+ * with non-temporal stores, which skip reading each output line into the cache before writing it
+ * and do not evict the inputs: a third less memory traffic for a kernel reading two tensors and
+ * writing one. The kernel fills a block of values in L1 and hands it to gbc_stream_store; the
+ * stores are weakly ordered, so each thread fences after its last one (gbc_stream_fence). */
+GBC_FN void gbc_stream_store(void* dst, const void* src, int64_t bytes) {
+  char* d = (char*)dst;
+  const char* s = (const char*)src;
+#if defined(__x86_64__) && defined(__SSE2__)
+#if defined(__AVX__)
+  typedef long long gbc_stream_vec __attribute__((vector_size(32)));
+#else
+  typedef long long gbc_stream_vec __attribute__((vector_size(16)));
+#endif
+  const int64_t width = (int64_t)sizeof(gbc_stream_vec);
+  const int64_t head = gbc_min_i64(bytes, (int64_t)((width - (uintptr_t)d % width) % width));
+  if (head > 0) std::memcpy(d, s, (size_t)head); /* a library call unless skipped: blocks are aligned */
+  int64_t k = head;
+  for (; k + width <= bytes; k += width) {
+    gbc_stream_vec v;
+    std::memcpy(&v, s + k, sizeof v);
+#if defined(__AVX__)
+    __builtin_ia32_movntdq256((gbc_stream_vec*)(d + k), v);
+#else
+    __builtin_ia32_movntdq((gbc_stream_vec*)(d + k), v);
+#endif
+  }
+  if (k < bytes) std::memcpy(d + k, s + k, (size_t)(bytes - k));
+#else
+  std::memcpy(d, s, (size_t)bytes);
+#endif
+}
+GBC_FN void gbc_stream_fence() {
+#if defined(__x86_64__) && defined(__SSE2__)
+  __builtin_ia32_sfence();
 #endif
 }
 

@@ -34,6 +34,7 @@ typedef struct GbcKernelArgs {
   const double* scalars;  /* host scalars, as double (ints and bools are exact up to 2^53) */
   int32_t num_threads;    /* the runtime's budget; kernels may use fewer */
   int64_t cols;           /* CPU column schedule: o (or i) = p * cols + q (specialize.h) */
+  int32_t stream_stores;  /* CPU: write contiguous outputs past the caches (kernel_support.h) */
 } GbcKernelArgs;
 
 typedef void (*GbcKernelFn)(const GbcKernelArgs*);

@@ -85,6 +85,8 @@ class KernelArgs {
              const std::vector<int64_t>& iter_sizes, std::vector<double> scalars, int32_t num_threads = 1);
   const GbcKernelArgs* get();
   int64_t numel() const { return args_.numel; }
+  /// GbcKernelArgs::stream_stores: CPU kernels write their contiguous outputs past the caches.
+  void set_stream_stores(bool on) { args_.stream_stores = on ? 1 : 0; }
 
  private:
   std::vector<GbcBufferArg> buffers_;

@@ -7,6 +7,7 @@
 #include "compiler/aten/aten_convert.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/kernel/interpreter.h"
+#include "compiler/runtime/stream_stores.h"
 
 namespace gbc {
 
@@ -32,6 +33,7 @@ void KernelCall::bind(std::vector<RtValue>& env, const DimBindings& dims, c10::D
   const size_t nbuf = lk.kernel.buffers.size();
   data_.resize(nbuf);
   layout_.clear();
+  int64_t footprint = 0;
   for (size_t b = 0; b < nbuf; ++b) {
     RtValue& slot = env[static_cast<size_t>(lk.buffer_values[b])];
     if (lk.kernel.buffers[b].is_output) {
@@ -43,6 +45,7 @@ void KernelCall::bind(std::vector<RtValue>& env, const DimBindings& dims, c10::D
     GBC_INTERNAL_ASSERT(t.defined(), "kernel " + lk.kernel.name + ": buffer '" + graph_.name_of(lk.buffer_values[b]) +
                                          "' has no tensor");
     data_[b] = t.data_ptr();
+    footprint += memory_span_bytes(t.sizes().data(), t.strides().data(), t.dim(), static_cast<int64_t>(t.element_size()));
     layout_.push_back(t.dim());
     for (int64_t d = 0; d < t.dim(); ++d) {
       layout_.push_back(t.size(d));
@@ -50,6 +53,7 @@ void KernelCall::bind(std::vector<RtValue>& env, const DimBindings& dims, c10::D
     }
   }
   layout_.insert(layout_.end(), iter_.begin(), iter_.end());
+  stream_stores_ = device.is_cpu() && stream_stores_pay(footprint);
   scalars_.clear();
   for (ValueId v : lk.scalar_values) {
     const RtValue& r = env[static_cast<size_t>(v)];
@@ -98,6 +102,7 @@ void KernelCall::run(const kir::Kernel& kernel, const KernelFn& native, int num_
   }
   if (!writes_nothing()) {
     KernelArgs args(kernel_, *spec_, data_, iter_, scalars_, num_threads);
+    args.set_stream_stores(stream_stores_);
     if (native) {
       native(args.get());
     } else {

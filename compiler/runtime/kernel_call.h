@@ -89,6 +89,7 @@ class KernelCall {
   std::vector<int64_t> iter_;
   std::vector<void*> data_;     // per buffer
   std::vector<double> scalars_;
+  bool stream_stores_ = false;  // GbcKernelArgs::stream_stores (stream_stores.h)
   // Every buffer's rank, sizes and strides, then the iteration sizes: equal layouts specialize
   // equally, so the common case (the same layout as before) skips specialize_layouts.
   std::vector<int64_t> layout_, specialized_layout_;

@@ -113,7 +113,7 @@ TEST(CEmitter, StageResultsAndPerRowValuesAreComputedOncePerRow) {
   EXPECT_LT(code.find("double s0 = acc0[0];"), mean);
   EXPECT_LT(mean, code.find("#pragma omp simd", stage1));
   // The per-row output is stored after the stages, outside every loop over r.
-  EXPECT_TRUE(std::regex_search(code, std::regex(R"(\n    p4\[o\] = t\d+;\n  \}\n\})"))) << code;
+  EXPECT_TRUE(std::regex_search(code, std::regex(R"(\n    p4\[o\] = t\d+;\n  \}\n  if \(stream\) gbc_stream_fence\(\);\n\})"))) << code;
   // Float64 accumulators per lane; w and b read through their strides.
   EXPECT_TRUE(contains(code, "double acc1[GBC_LANES];"));
   EXPECT_TRUE(contains(code, "p1[o * p1_s0 + r * p1_s1]"));
@@ -125,15 +125,17 @@ TEST(CEmitter, HalfStorageClampAndCasts) {
   const std::string half = generate_cpu_kernel(testing::half_kernel());
   EXPECT_TRUE(std::regex_search(half, std::regex(R"(const float t\d+ = gbc_f16_to_f32\(p0\[i\]\);)")));
   EXPECT_TRUE(std::regex_search(half, std::regex(R"(const float t\d+ = gbc_bf16_to_f32\(p1\[i\]\);)")));
-  EXPECT_TRUE(std::regex_search(half, std::regex(R"(p3\[i\] = gbc_f32_to_bf16\(t\d+\);)")));
+  EXPECT_TRUE(std::regex_search(half, std::regex(R"(p3\[i\] = gbc_f32_to_bf16\(t\d+\);)"))) << half;
   // A value rounded to the buffer's half type by a cast is narrowed once, without the rounding.
   kir::Kernel cast = testing::half_kernel();
   cast.stores = {{2, kir::op("round_float16", DType::Float32, {kir::load(0, DType::Float32)})},
                  {3, kir::op("round_bfloat16", DType::Float32, {kir::load(1, DType::Float32)})},
                  {4, kir::op("round_float16", DType::Float32, {kir::load(1, DType::Float32)})}};
+  // No costly op in the store pass: contiguous outputs are stored through d<b>, the block's start
+  // in the output (or a block that streams past the caches).
   const std::string narrowed = generate_cpu_kernel(cast);
-  EXPECT_TRUE(std::regex_search(narrowed, std::regex(R"(p2\[i\] = gbc_f32_to_f16\(t\d+\);)"))) << narrowed;
-  EXPECT_TRUE(std::regex_search(narrowed, std::regex(R"(p3\[i\] = gbc_f32_to_bf16\(t\d+\);)"))) << narrowed;
+  EXPECT_TRUE(std::regex_search(narrowed, std::regex(R"(d2\[k\] = gbc_f32_to_f16\(t\d+\);)"))) << narrowed;
+  EXPECT_TRUE(std::regex_search(narrowed, std::regex(R"(d3\[k\] = gbc_f32_to_bf16\(t\d+\);)"))) << narrowed;
   EXPECT_EQ(count(narrowed, "gbc_round_float16("), 1u) << "only the float32 output keeps its rounding:\n" << narrowed;
   EXPECT_EQ(count(narrowed, "gbc_round_bfloat16("), 0u) << narrowed;
   const std::string ints = generate_cpu_kernel(testing::int8_kernel());
@@ -154,8 +156,12 @@ TEST(CpuCodegenText, LoopShapes) {
   EXPECT_TRUE(contains(pointwise, "// kernel pointwise_mix pointwise(i) {")) << "the listing heads the kernel";
 
   const std::string contiguous = generate_cpu_kernel(testing::int8_kernel());
-  EXPECT_TRUE(contains(contiguous, "  #pragma omp simd\n  for (int64_t i = begin; i < end; ++i) {\n"));
-  EXPECT_FALSE(contains(contiguous, "GBC_BLOCK")) << "no offset blocks without strided buffers";
+  // Contiguous outputs are written per block, to the output or to a block that streams past the
+  // caches (GbcKernelArgs::stream_stores); no offsets without strided buffers.
+  EXPECT_TRUE(contains(contiguous, "  for (int64_t i0 = begin; i0 < end; i0 += GBC_BLOCK) {\n")) << contiguous;
+  EXPECT_TRUE(std::regex_search(contiguous, std::regex(R"(\* __restrict__ const d(\d+) = stream \? sb\1 : p\1 \+ i0;)"))) << contiguous;
+  EXPECT_TRUE(std::regex_search(contiguous, std::regex(R"(gbc_stream_store\(p(\d+) \+ i0, sb\1, m \* \(int64_t\)sizeof)"))) << contiguous;
+  EXPECT_FALSE(contains(contiguous, "gbc_strided_offsets")) << contiguous;
 
   // Two costly float32 values (tanh, sigmoid), each computed in two steps (the exp, then the
   // rest): a pass over the block for each step, writing block arrays, the last step in the

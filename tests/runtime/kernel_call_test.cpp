@@ -1,15 +1,19 @@
 // KernelCall (compiler/runtime/kernel_call.h), the one way gbc runs a lowered kernel: it allocates
 // the outputs and matches eager, specializes anew only when a buffer's layout changed since the
 // previous call, runs nothing when a kept dim is empty, and lets an observer watch every member
-// node's value in the interpreter.
+// node's value in the interpreter; and it asks for streaming stores (stream_stores.h) only for calls
+// whose memory exceeds the last-level cache.
 #include <ATen/ops/exp.h>
 #include <ATen/ops/randn.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "compiler/runtime/stream_stores.h"
 #include "tests/kernel/kernel_test_util.h"
 
 namespace gbc {
@@ -114,6 +118,47 @@ TEST(KernelCall, AnEmptyKeptDimRunsNothingButIsStillObserved) {
   EXPECT_EQ(seen.ended, 1);
   EXPECT_TRUE(seen.values.empty());
   EXPECT_EQ(k.y(env).sizes(), (std::vector<int64_t>{0, 4}));
+}
+
+// Sets GBCHECK_STREAM_STORES for the scope, then restores it.
+class StreamStoresEnv {
+ public:
+  explicit StreamStoresEnv(const char* value) {
+    if (const char* old = std::getenv(kName)) old_ = old;
+    value ? setenv(kName, value, 1) : unsetenv(kName);
+  }
+  ~StreamStoresEnv() { old_ ? setenv(kName, old_->c_str(), 1) : unsetenv(kName); }
+
+ private:
+  static constexpr const char* kName = "GBCHECK_STREAM_STORES";
+  std::optional<std::string> old_;
+};
+
+TEST(KernelCall, StreamsStoresOnlyWhenTheCallOutgrowsTheCacheOrIsTold) {
+  OneKernel k;
+  for (const auto& [env, want] : std::vector<std::pair<const char*, int32_t>>{{nullptr, 0}, {"always", 1}, {"never", 0}}) {
+    StreamStoresEnv set(env);
+    KernelCall call(k.model.graph, k.plan.groups[0], k.lowered);
+    std::vector<RtValue> env_values = k.bind(call, at::randn({3, 4}));
+    int32_t seen = -1;
+    call.run(specialized_kernel(k.lowered.kernel, call.specialize()), [&](const GbcKernelArgs* a) { seen = a->stream_stores; }, 1);
+    EXPECT_EQ(seen, want) << (env ? env : "(unset)");
+  }
+  StreamStoresEnv unset(nullptr);
+  const int64_t cache = last_level_cache_bytes();
+  EXPECT_GE(cache, int64_t{1} << 20) << "a last-level cache below 1 MiB: the sysfs or sysconf value was misread";
+  EXPECT_FALSE(stream_stores_pay(cache));
+  EXPECT_TRUE(stream_stores_pay(cache + 1));
+}
+
+TEST(StreamStores, MemorySpanCountsBroadcastDimsOnce) {
+  const std::vector<int64_t> sizes = {4, 8, 16};
+  EXPECT_EQ(memory_span_bytes(sizes.data(), std::vector<int64_t>{128, 16, 1}.data(), 3, 4), 4 * 8 * 16 * 4);
+  EXPECT_EQ(memory_span_bytes(sizes.data(), std::vector<int64_t>{0, 16, 1}.data(), 3, 4), 8 * 16 * 4);  // expanded dim 0
+  EXPECT_EQ(memory_span_bytes(sizes.data(), std::vector<int64_t>{0, 0, 1}.data(), 3, 2), 16 * 2);
+  EXPECT_EQ(memory_span_bytes(sizes.data(), std::vector<int64_t>{1, 64, 4}.data(), 3, 4), (3 + 7 * 64 + 15 * 4 + 1) * 4);
+  EXPECT_EQ(memory_span_bytes(std::vector<int64_t>{4, 0}.data(), std::vector<int64_t>{1, 4}.data(), 2, 4), 0);
+  EXPECT_EQ(memory_span_bytes(nullptr, nullptr, 0, 8), 8);  // a scalar
 }
 
 }  // namespace
