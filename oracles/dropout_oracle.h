@@ -6,7 +6,8 @@
 // itself within the tolerance of 0 say nothing about the mask and are not counted.
 // Where eager's x carries its own rounding (a bfloat16 step eager rounds twice), the kept values
 // may differ from x/(1-p) beyond the tolerance while matching the float64 recomputation better:
-// given the float64 reference's x, the kept elements are then judged by the fp64 oracle's rule.
+// given the float64 reference's x, the kept elements are then judged by the fp64 oracle's rule,
+// and where eager's x overflowed (NaN/Inf, the reference's finite) must be the reference's.
 // In eval mode dropout is the identity and the result must equal x bit for bit.
 // Test: tests/oracles/stateful_oracles_test.cpp, tests/runner/check_runner_test.cpp.
 #pragma once

@@ -2,6 +2,8 @@
 // identity) and the oracle selection.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "harness/runner/judge_plan.h"
 #include "oracles/drift_oracle.h"
 #include "oracles/dropout_oracle.h"
@@ -69,6 +71,28 @@ TEST(DropoutOracleTest, KeptValuesTheFloat64ReferenceAgreesWithPass) {
   EXPECT_FALSE(dropout_oracle(eager_x, y * 0.7, spec).pass);  // not scaled by 1/(1-p)
   at::Tensor worse = (x64 + 0.05 * testing::randn({4000}, 9).to(at::kDouble)) * mask / 0.7;
   EXPECT_FALSE(dropout_oracle(eager_x, worse, spec).pass);  // farther from float64 than eager's rounding
+}
+
+// Eager's argument overflowed (NaN where the float64 reference is finite: a float32 layer_norm of
+// a row holding 1.8e38, the fuzz campaign of docs/fuzzing.md); the kept values that are the float64
+// reference's pass, others do not.
+TEST(DropoutOracleTest, KeptValuesWhereEagerOverflowedAreJudgedByTheFloat64Reference) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  at::Tensor eager_x = at::tensor({nan, 1.0, -1.0, nan}, at::kDouble);
+  at::Tensor x64 = at::tensor({-1.0, 1.0, -1.0, 1.0}, at::kDouble);
+  DropoutSpec spec;
+  spec.p = 0.5;
+  spec.tol = {1e-5, 1.3e-6};
+  at::Tensor y = at::tensor({0.0, 2.0, -2.0, 2.0}, at::kDouble);
+  EXPECT_FALSE(dropout_oracle(eager_x, y, spec).pass) << "without the reference, eager's NaN decides";
+  spec.input_fp64 = x64;
+  Verdict v = dropout_oracle(eager_x, y, spec);
+  EXPECT_TRUE(v.pass) << v.why;
+  EXPECT_NE(v.why.find("eager's own overflow"), std::string::npos) << v.why;
+  at::Tensor wrong = at::tensor({0.0, 2.0, -2.0, 3.0}, at::kDouble);  // not the reference's kept value
+  EXPECT_FALSE(dropout_oracle(eager_x, wrong, spec).pass);
+  at::Tensor off_where_eager_is_right = at::tensor({0.0, 2.5, -2.0, 2.0}, at::kDouble);
+  EXPECT_FALSE(dropout_oracle(eager_x, off_where_eager_is_right, spec).pass);
 }
 
 TEST(OracleSetTest, SelectionAndValidation) {
