@@ -419,7 +419,11 @@ class CpuKernelWriter {
     // Likewise a costly float32 value folded in float64 (log_softmax's sum of exp): it goes
     // through a block of lanes, `lane<k>`.
     const bool fills = cached && fills_row_cache(index);
-    const kir::Expr* widened = fills ? nullptr : costly_narrow_operand(st);
+    // A value an earlier pass kept in the row cache is read from it, not computed again through
+    // lane<k> (a logsumexp's second max over the same cast: the fold read rc[r] without an r).
+    bool kept_earlier = false;
+    for (const RowCacheEntry& c : row_cache_) kept_earlier = kept_earlier || (cached && c.stage < index && c.value == st.value);
+    const kir::Expr* widened = fills || kept_earlier ? nullptr : costly_narrow_operand(st);
     std::string block_fill;
     if (fills || widened) {
       std::vector<kir::ExprPtr> roots;

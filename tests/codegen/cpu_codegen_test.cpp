@@ -370,6 +370,38 @@ TEST_F(CpuCodegenTest, StreamingStoresWriteWhatPlainStoresWrite) {
   }
 }
 
+// A logsumexp whose max is taken twice over the same float64 cast of a costly float32 value (the
+// fuzz campaign of docs/fuzzing.md): the cast is kept in the row cache by the first stage, and the
+// third stage must read it from there (its widened-lane path read rc[r] with no r declared, and
+// the module did not compile). Compiled on its own, so that a failure names this kernel.
+TEST(CpuCodegenRowCache, AStageFoldingAValueAnEarlierStageKeptReadsTheRowCache) {
+  kir::Kernel k;
+  k.name = "logsumexp_twice";
+  k.kind = kir::KernelKind::Reduction;
+  k.buffers = {testing::buffer("x", DType::Float32, false), testing::buffer("y", DType::Float64, true)};
+  using kir::op;
+  auto x = kir::load(0, DType::Float32);
+  auto t = kir::cast(op("mul", DType::Float32, {x, op("sigmoid", DType::Float32, {x})}), DType::Float64);
+  k.stages = {{kir::Combine::Max, DType::Float64, t},
+              {kir::Combine::Sum, DType::Float64, op("exp", DType::Float64, {op("sub", DType::Float64, {t, kir::stage_result(0, DType::Float64)})})},
+              {kir::Combine::Max, DType::Float64, t}};
+  k.stores = {{1, op("add", DType::Float64, {op("log", DType::Float64, {kir::stage_result(1, DType::Float64)}), kir::stage_result(2, DType::Float64)})}};
+  k.buffers[1].level = kir::Level::Outer;
+  std::vector<GbcKernelFn> fns = compile_all({k}, "row_cache_reuse");
+  ASSERT_EQ(fns.size(), 1u);
+  for (const int64_t inner : {1, 37, 300}) {
+    const int64_t outer = 5;
+    HostArgs h;
+    h.add(DType::Float32, static_cast<size_t>(outer * inner));
+    h.add(DType::Float64, static_cast<size_t>(outer));
+    fill_random(h.data<float>(0), static_cast<size_t>(outer * inner), 41, -10.0f, 10.0f);
+    Outputs out = run_both(k, fns[0], h, 0, outer, inner);
+    const double* got = reinterpret_cast<const double*>(out.compiled[0].data());
+    const double* want = reinterpret_cast<const double*>(out.interpreted[0].data());
+    for (int64_t o = 0; o < outer; ++o) EXPECT_NEAR(got[o], want[o], 1e-12 * (1 + std::fabs(want[o]))) << "inner " << inner;
+  }
+}
+
 // Inputs that every reduced dim broadcasts (specialize.h, BufferSpec::per_row) are loaded once per
 // row, before the row's passes, however they are indexed; the kernel agrees with the interpreter
 // bit for bit through the staged passes, their block edges and the scalar tails, on one thread and
