@@ -111,9 +111,10 @@ class CpuKernelWriter {
   // gbc_stream_store then writes past the caches. One loop either way; only the pointer differs.
   // Only where the pass that stores is memory-bound: in a pass that computes a costly value the
   // line fills of plain stores overlap the arithmetic, and the block costs more than streaming
-  // saves (masked softmax's store pass, which takes a log, 8% slower; the 8-op chain 5%; softmax,
+  // saves (masked softmax's store pass, which takes a log, 11% slower; the 8-op chain 7%; softmax,
   // layer_norm and the bias + gelu + layer_norm epilogue, whose costly values the row cache kept,
-  // 8-16% faster: docs/performance.md).
+  // 12-14% faster: docs/performance.md). Rows too long for the row cache recompute those values in
+  // the store pass of the function without scratch memory, which streams all the same.
   void plan_streams() {
     if (k_.columns) return;
     for (const kir::Store& st : k_.stores)
