@@ -55,4 +55,18 @@ EagerOutlier find_eager_outlier(const at::Tensor& eager, const at::Tensor& compi
   return out;
 }
 
+bool eager_shape_is_outlier(const at::Tensor& eager, const at::Tensor& compiled, const at::Tensor& fp64_ref,
+                            const ToleranceSpec& spec) {
+  if (!fp64_ref.defined() || eager.scalar_type() != compiled.scalar_type() || fp64_ref.sizes() != compiled.sizes() ||
+      fp64_ref.sizes() == eager.sizes())
+    return false;
+  const at::Tensor c = compiled.cpu();
+  if (c.numel() == 0) return true;
+  if (at::isFloatingType(c.scalar_type())) {
+    const at::Tensor r64 = fp64_ref.cpu().to(at::kDouble).to(c.scalar_type()).to(at::kDouble);
+    return agrees(c.to(at::kDouble), r64, spec.tol).all().item<bool>();
+  }
+  return at::equal(c, fp64_ref.cpu().to(c.scalar_type()));
+}
+
 }  // namespace gbc

@@ -33,4 +33,10 @@ struct EagerOutlier {
 EagerOutlier find_eager_outlier(const at::Tensor& eager, const at::Tensor& compiled, const at::Tensor& fp64_ref,
                                 const ToleranceSpec& spec, const Fp64Spec& fp64_spec);
 
+/// A data-dependent shape (nonzero, masked_select of a mask that rounding decided) differs: eager's
+/// own error when the compiled result is the reference's, in shape and in every element (floats
+/// within `spec`), and eager's shape is not the reference's.
+bool eager_shape_is_outlier(const at::Tensor& eager, const at::Tensor& compiled, const at::Tensor& fp64_ref,
+                            const ToleranceSpec& spec);
+
 }  // namespace gbc

@@ -4,7 +4,8 @@
 // then tolerance; when the tolerance fails, fp64 decides whether the difference is rounding, and a
 // fp64 pass overrules the tolerance failure. A discrete difference (NaN/Inf pattern, integer or
 // bool elements) that the fp64 reference shows to be eager's own error (eager_outlier.h) overrules
-// the nan_inf and tolerance failures the same way. The fp64 reference is produced lazily, so it
+// the nan_inf and tolerance failures the same way, as does a data-dependent shape (nonzero) in
+// which the compiled result is the reference's and eager's is not. The fp64 reference is produced lazily, so it
 // costs nothing for outputs within tolerance. Determinism, drift and dropout verdicts are the runner's,
 // since they need other runs. Test: tests/oracles/fp64_oracle_test.cpp.
 #pragma once

@@ -3,7 +3,8 @@
 // tolerance and nan_inf, as does an element where eager overflowed and the reference is finite; a compiled result that differs where eager is right fails, as does one
 // with an excused element but another element off; a finite compiled value where the reference
 // rounds to Inf in the output's dtype (float32, float16, bfloat16) fails, since Inf is then the
-// correctly rounded answer; without a reference nothing is excused.
+// correctly rounded answer; a data-dependent shape (nonzero) that is the reference's passes; without
+// a reference nothing is excused.
 #include "oracles/eager_outlier.h"
 
 #include <ATen/ATen.h>
@@ -128,6 +129,27 @@ TEST(EagerOutlier, OverflowIsDecidedByRoundingToTheDtypeNotByItsMaximum) {
   const at::Tensor rounds_down = doubles({max + ulp / 4}), rounds_up = doubles({max + 3 * ulp / 4});
   EXPECT_TRUE(judge_tensor(eager, compiled, [&] { return rounds_down; }, f32_config()).pass());
   EXPECT_FALSE(judge_tensor(eager, compiled, [&] { return rounds_up; }, f32_config()).pass());
+}
+
+// nonzero(layer_norm(x)) of a constant row (the fuzz campaign of docs/fuzzing.md): gbc's layer_norm
+// is exactly 0, as the float64 reference's, eager's leaves a residue in 4 elements, so the indices
+// have other shapes. The compiled result that is the reference's passes; one that is neither, or
+// a shape eager shares with the reference, fails.
+TEST(EagerOutlier, ADataDependentShapeDecidedByEagersRoundingPasses) {
+  const at::Tensor eager = at::tensor({0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0}, at::kLong).reshape({4, 3});
+  const at::Tensor none = at::zeros({0, 3}, at::kLong);
+  Judgement j = judge_tensor(eager, none, [&] { return none; }, f32_config());
+  EXPECT_TRUE(j.pass());
+  ASSERT_NE(verdict_of(j, "fp64"), nullptr);
+  EXPECT_NE(verdict_of(j, "fp64")->why.find("eager's shape [4, 3] is not"), std::string::npos) << verdict_of(j, "fp64")->why;
+  EXPECT_FALSE(judge_tensor(eager, none, [&] { return eager; }, f32_config()).pass()) << "eager is the reference's";
+  const at::Tensor other = at::tensor({0, 0, 0, 0, 1, 0}, at::kLong).reshape({2, 3});
+  EXPECT_FALSE(judge_tensor(eager, other, [&] { return none; }, f32_config()).pass()) << "neither is the reference's";
+  EXPECT_FALSE(judge_tensor(eager, none, nullptr, f32_config()).pass()) << "no reference";
+  // Floats: within the tolerance of the reference.
+  const at::Tensor kept = floats({0.5f, 2.0f}), ref = floats({0.5f, 2.0000001f});
+  EXPECT_TRUE(judge_tensor(floats({0.5f, 2.0f, 1e-9f}), kept, [&] { return ref; }, f32_config()).pass());
+  EXPECT_FALSE(judge_tensor(floats({0.5f, 2.0f, 1e-9f}), floats({0.5f, 2.5f}), [&] { return ref; }, f32_config()).pass());
 }
 
 TEST(EagerOutlier, NothingIsExcusedWithoutAReference) {
