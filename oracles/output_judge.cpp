@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "oracles/eager_outlier.h"
+#include "oracles/error_stats.h"
 #include "oracles/fp64_oracle.h"
 #include "oracles/nan_inf_oracle.h"
 #include "oracles/signed_zero_oracle.h"
@@ -30,14 +31,6 @@ ErrorStats Judgement::stats() const {
     if (v.oracle == oracle_name::kTolerance) return v.stats;
   return verdicts.empty() ? ErrorStats{} : verdicts.front().stats;
 }
-
-namespace {
-std::string shape_text(const at::Tensor& t) {
-  std::string out = "[";
-  for (int64_t d = 0; d < t.dim(); ++d) out += (d ? ", " : "") + std::to_string(t.size(d));
-  return out + "]";
-}
-}  // namespace
 
 Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, const std::function<at::Tensor()>& fp64,
                        const JudgeConfig& config) {
@@ -71,17 +64,23 @@ Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, cons
     return j;
   }
 
-  // A data-dependent shape (nonzero of a layer_norm that is exactly 0 where eager leaves a residue)
-  // is rounding too: the float64 reference settles it (eager_outlier.h).
-  if (!comparable && config.oracles.fp64 && j.failing() && reference().defined() &&
-      eager_shape_is_outlier(eager, compiled, *ref, tolerance)) {
+  // A difference the float64 reference settles as eager's: the fp64 verdict overrules nan_inf and
+  // tolerance.
+  auto eagers_own = [&j](const std::string& why) {
     for (auto& v : j.verdicts)
-      if (!v.pass && (v.oracle == oracle_name::kNanInf || v.oracle == oracle_name::kTolerance)) v.overruled_by = oracle_name::kFp64;
+      if (!v.pass && (v.oracle == oracle_name::kNanInf || v.oracle == oracle_name::kTolerance))
+        v.overruled_by = oracle_name::kFp64;
     Verdict v;
     v.oracle = oracle_name::kFp64;
-    v.why = "eager's own error: the compiled result is the float64 reference's, shape " + shape_text(compiled) +
-            " and every element, and eager's shape " + shape_text(eager) + " is not";
+    v.why = "eager's own error: " + why;
     j.verdicts.push_back(std::move(v));
+  };
+  // A data-dependent shape (nonzero of a layer_norm that is exactly 0 where eager leaves a residue)
+  // is rounding too (eager_outlier.h).
+  if (!comparable && config.oracles.fp64 && j.failing() && reference().defined() &&
+      eager_shape_is_outlier(eager, compiled, *ref, tolerance)) {
+    eagers_own("the compiled result is the float64 reference's, shape " + index_str(compiled.sizes().vec()) +
+               " and every element, and eager's shape " + index_str(eager.sizes().vec()) + " is not");
     return j;
   }
 
@@ -94,16 +93,9 @@ Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, cons
   const EagerOutlier outlier =
       find_eager_outlier(eager, compiled, *ref, tolerance, {config.fp64_multiplier, config.tol.atol, config.stat});
   if (!outlier.eager_is_outlier) return j;
-  for (auto& v : j.verdicts)
-    if (!v.pass && (v.oracle == oracle_name::kNanInf || v.oracle == oracle_name::kTolerance))
-      v.overruled_by = oracle_name::kFp64;
-  Verdict v;
-  v.oracle = oracle_name::kFp64;
-  v.why = "eager's own error: at the " + std::to_string(outlier.elements) +
-          " element(s) where eager and the compiled result differ" + (floating ? " in NaN/Inf" : "") +
-          ", the compiled result is the float64 reference's and eager's is not" +
-          (floating ? ", or eager overflowed (the reference is finite)" : "");
-  j.verdicts.push_back(std::move(v));
+  eagers_own("at the " + std::to_string(outlier.elements) + " element(s) where eager and the compiled result differ" +
+             (floating ? " in NaN/Inf" : "") + ", the compiled result is the float64 reference's and eager's is not" +
+             (floating ? ", or eager overflowed (the reference is finite)" : ""));
   return j;
 }
 

@@ -422,8 +422,7 @@ class CpuKernelWriter {
     const bool fills = cached && fills_row_cache(index);
     // A value an earlier pass kept in the row cache is read from it, not computed again through
     // lane<k> (a logsumexp's second max over the same cast: the fold read rc[r] without an r).
-    bool kept_earlier = false;
-    for (const RowCacheEntry& c : row_cache_) kept_earlier = kept_earlier || (cached && c.stage < index && c.value == st.value);
+    const bool kept_earlier = cached && kept_before(st.value.get(), index);
     const kir::Expr* widened = fills || kept_earlier ? nullptr : costly_narrow_operand(st);
     std::string block_fill;
     if (fills || widened) {
@@ -431,11 +430,8 @@ class CpuKernelWriter {
       for (const RowCacheEntry& c : row_cache_)
         if (fills && c.stage == index) roots.push_back(c.value);
       if (widened) roots.push_back(st.value->args[0]);
-      const std::vector<kir::ExprPtr> staged = staged_values(roots, [&](const kir::Expr* e) {
-        for (const RowCacheEntry& c : row_cache_)
-          if (cached && c.stage < index && c.value.get() == e) return true;
-        return false;
-      });
+      const std::vector<kir::ExprPtr> staged =
+          staged_values(roots, [&](const kir::Expr* e) { return cached && kept_before(e, index); });
       std::vector<std::string> arrays;
       block_fill = staged_loops(
           staged,
@@ -538,6 +534,12 @@ class CpuKernelWriter {
         todo.insert(todo.end(), e->args.begin(), e->args.end());
       }
     }
+  }
+  // Whether a pass before `stage` keeps e in the row cache.
+  bool kept_before(const kir::Expr* e, size_t stage) const {
+    for (const RowCacheEntry& c : row_cache_)
+      if (c.stage < stage && c.value.get() == e) return true;
+    return false;
   }
   bool row_cached(const kir::Expr* e) const {
     for (const RowCacheEntry& c : row_cache_)
