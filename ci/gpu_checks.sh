@@ -7,8 +7,8 @@
 # adapters nnc diagnose suite, run in that order. It runs eager and torch.compile on the GPU workloads
 # (bench/torch_compile_bench.py, while the build keeps the CPUs busy), builds gbcheck and the test
 # binaries against the machine's PyTorch (LibTorch 2.x with CUDA), runs the GPU tests, benchmarks
-# the GPU workloads (gbc, gbc-cudagraphs; the reductions again under each
-# $GBCHECK_CUDA_ROW_ELEMENTS), checks every corpus and bench model with
+# the GPU workloads (gbc, gbc-cudagraphs; gbc again under each set of schedule choices of
+# compiler/codegen/cuda_tuning.h), checks every corpus and bench model with
 # --device cuda on gbc and gbc-cudagraphs, makes sure every injected fault is still caught there,
 # checks the imported real models (torchvision's, written there by corpus/torchscript/make_models.py,
 # and the PyTorch 2.x corpus) and the torch.compile adapters on CUDA, nnc apart (its failures cost
@@ -113,20 +113,32 @@ if step bench && [ -x $bin/gbcheck ]; then
   done
 fi
 
-# The reductions' cached-row schedule under each elements-per-thread choice (the default is
-# cuda_row_elements in compiler/codegen/cuda_codegen.cpp); a changed choice is a new kernel source,
-# so each compiles afresh.
+# The schedule choices of compiler/codegen/cuda_tuning.h, each set of overrides on every GPU
+# workload in one suite run (gbc only; a fresh kernel cache each, so every first call compiles
+# cold): median ms per workload, then the cold first call and compile time of each from the JSON.
+# $GPU_SWEEP narrows the sets (labels, space-separated).
 if step sweep && [ -x $bin/gbcheck ]; then
-  for e in 8 16 32 64; do
-    for name in softmax_8192 layer_norm_8192 sum_64m; do
-      have 25 || { note "sweep $name elements $e: skipped (budget)"; continue; }
-      GBCHECK_CUDA_ROW_ELEMENTS=$e timeout 60 $bin/gbcheck bench bench/models/cuda/$name.yaml --backend gbc --repeat 100 \
-        --json "$logs/sweep_${name}_$e.json" > "$logs/sweep_${name}_$e.log" 2>&1
-      note "sweep $name elements $e: exit $? | $(grep -E '^ *gbc ' "$logs/sweep_${name}_$e.log" | head -1 | sed 's/  */ /g')"
-    done
-  done
+  while read -r label settings; do
+    [ -z "${GPU_SWEEP:-}" ] || [[ " $GPU_SWEEP " == *" $label "* ]] || continue
+    have 45 || { note "sweep $label: skipped (budget)"; continue; }
+    [ "$settings" = "-" ] && settings=""
+    env $settings GBCHECK_CACHE_DIR=$PWD/$build/sweep-cache-$label timeout 120 $bin/gbcheck bench bench/models/cuda \
+      --backend gbc --repeat 100 --json "$logs/sweep_$label.json" > "$logs/sweep_$label.log" 2>&1
+    rc=$?
+    note "sweep $label [${settings:-defaults}]: exit $rc | $(python3 ci/bench_summary.py "$logs/sweep_$label.json" gbc 2>&1)"
+  done <<'SETS'
+base -
+mb2 GBCHECK_CUDA_MIN_BLOCKS=2
+resident GBCHECK_CUDA_ROW_GRID=resident
+prefetch GBCHECK_CUDA_PREFETCH=1 GBCHECK_CUDA_ROW_GRID=resident
+prefetch_mb2 GBCHECK_CUDA_PREFETCH=1 GBCHECK_CUDA_ROW_GRID=resident GBCHECK_CUDA_MIN_BLOCKS=2
+e16 GBCHECK_CUDA_ROW_ELEMENTS=16
+e16_prefetch GBCHECK_CUDA_ROW_ELEMENTS=16 GBCHECK_CUDA_PREFETCH=1 GBCHECK_CUDA_ROW_GRID=resident
+unroll8 GBCHECK_CUDA_UNROLL=8 GBCHECK_CUDA_POINTWISE_UNROLL=2
+unroll16 GBCHECK_CUDA_UNROLL=16 GBCHECK_CUDA_POINTWISE_UNROLL=4
+base_again -
+SETS
 fi
-
 
 # Nsight Compute on one call of gbc's softmax and sum kernels (fused_*): DRAM throughput, achieved
 # occupancy, registers per thread. Needs ncu and counters the machine lets it read.

@@ -7,6 +7,7 @@
 
 #include "compiler/codegen/c_emitter.h"
 #include "compiler/codegen/embedded_sources.h"
+#include "compiler/codegen/reused_values.h"
 #include "compiler/codegen/translation_unit.h"
 #include "compiler/ir/diagnostics.h"
 
@@ -14,26 +15,6 @@ namespace gbc::codegen {
 namespace {
 
 std::string offsets_array(int buffer) { return "off" + std::to_string(buffer); }
-
-// Ops whose float evaluation costs many times a load from L1.
-bool costly_op(const kir::Expr& e) {
-  static const std::set<std::string> ops = {"exp",  "log",       "log1p", "expm1", "tanh", "sigmoid", "erf",
-                                            "gelu", "gelu_tanh", "silu",  "sin",   "cos",  "pow"};
-  return e.kind == kir::ExprKind::Op && ops.count(e.op) > 0;
-}
-// A value made of costly ops is worth computing once per element and keeping for a later pass
-// over the row.
-bool costly(const kir::Expr& e) {
-  if (costly_op(e)) return true;
-  for (const kir::ExprPtr& a : e.args)
-    if (costly(*a)) return true;
-  return false;
-}
-
-void collect(const kir::ExprPtr& e, std::set<const kir::Expr*>& out) {
-  if (!out.insert(e.get()).second) return;
-  for (const kir::ExprPtr& a : e->args) collect(a, out);
-}
 
 // Rows a column stage folds per pass of its q loop (the column schedule).
 constexpr int kColumnUnroll = 4;
@@ -514,26 +495,10 @@ class CpuKernelWriter {
 
   // Which costly values of a stage's pass later passes read again (softmax's exp(x - max) in the
   // sum and in the store): those are kept in rows of the thread's scratch memory instead of being
-  // computed twice. Only the outermost such value of each expression is kept.
+  // computed twice (reused_values.h).
   void plan_row_cache() {
-    for (size_t k = 0; k < k_.stages.size(); ++k) {
-      std::set<const kir::Expr*> later;
-      for (size_t j = k + 1; j < k_.stages.size(); ++j) collect(k_.stages[j].value, later);
-      for (const kir::Store& st : k_.stores)
-        if (k_.buffers.at(static_cast<size_t>(st.buffer)).level == kir::Level::Full) collect(st.value, later);
-      std::vector<kir::ExprPtr> todo = {k_.stages[k].value};
-      while (!todo.empty()) {
-        kir::ExprPtr e = todo.back();
-        todo.pop_back();
-        if (e->kind != kir::ExprKind::Op && e->kind != kir::ExprKind::Cast) continue;
-        if (em_.depth(e) < Scope::Element || row_cached(e.get())) continue;
-        if (later.count(e.get()) && costly(*e)) {
-          row_cache_.push_back({e, k, "rc" + std::to_string(row_cache_.size())});
-          continue;
-        }
-        todo.insert(todo.end(), e->args.begin(), e->args.end());
-      }
-    }
+    for (ReusedValue& v : values_read_by_later_passes(k_, em_))
+      row_cache_.push_back({std::move(v.value), v.stage, "rc" + std::to_string(row_cache_.size())});
   }
   // Whether a pass before `stage` keeps e in the row cache.
   bool kept_before(const kir::Expr* e, size_t stage) const {

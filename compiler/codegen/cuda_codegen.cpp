@@ -5,6 +5,8 @@
 #include <set>
 
 #include "compiler/codegen/c_emitter.h"
+#include "compiler/codegen/cuda_tuning.h"
+#include "compiler/codegen/reused_values.h"
 #include "compiler/codegen/embedded_sources.h"
 #include "compiler/codegen/translation_unit.h"
 #include "compiler/cuda/module_cache.h"
@@ -36,25 +38,13 @@ unsigned next_pow2(int64_t v) {
   return p;
 }
 
-// $GBCHECK_CUDA_ROW_ELEMENTS (a power of two from 4 to 64) overrides the cached schedule's
-// elements per thread, for measuring the choice on a GPU (docs/performance.md); 0: not set.
-int row_elements_override() {
-  static const int value = [] {
-    const char* env = std::getenv("GBCHECK_CUDA_ROW_ELEMENTS");
-    if (!env || !*env) return 0;
-    const int v = std::atoi(env);
-    return v >= 4 && v <= 64 && (v & (v - 1)) == 0 ? v : 0;
-  }();
-  return value;
-}
-
 // Threads per block of a split row: kSplitThreads within the kernel's launch bound.
 unsigned split_threads(const CudaRowLayout& layout) { return std::min(kSplitThreads, cuda_max_row_threads(layout.elements)); }
 
 // Elements of each cached input per thread: kCudaCachedRowBytes of registers shared by the cached
 // inputs, a power of two from one vector access (or 4) up to 32.
 int cuda_row_elements(int cached_bytes, int width) {
-  if (const int forced = row_elements_override()) return std::max(forced, width);
+  if (const int forced = cuda_tuning().row_elements) return std::max(forced, width);
   int elements = 32;
   while (elements > 4 && cached_bytes > 0 && elements * cached_bytes > kCudaCachedRowBytes) elements /= 2;
   return std::max(elements, width);
@@ -64,7 +54,9 @@ int cuda_row_elements(int cached_bytes, int width) {
 class CudaKernelWriter {
  public:
   explicit CudaKernelWriter(const kir::Kernel& kernel)
-      : k_(kernel), em_(kernel, cuda_dialect()), layout_(cuda_row_layout(kernel)) {}
+      : k_(kernel), em_(kernel, cuda_dialect()), layout_(cuda_row_layout(kernel)) {
+    if (k_.kind == kir::KernelKind::Reduction && layout_.width > 1 && k_.fault == InjectedFault::None) plan_kept();
+  }
 
   std::string write() {
     std::string out = as_comment(kir::print_kernel(k_));
@@ -72,7 +64,10 @@ class CudaKernelWriter {
     // never fail for want of registers (the compiler spills instead).
     const unsigned max_threads =
         k_.kind == kir::KernelKind::Pointwise ? kPointwiseThreads : cuda_max_row_threads(layout_.elements);
-    out += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(max_threads) + ") " + k_.name +
+    // A reduction's minimum of resident blocks caps its registers (cuda_tuning.h).
+    const int min_blocks = k_.kind == kir::KernelKind::Pointwise ? 0 : cuda_tuning().min_blocks;
+    const std::string bounds = std::to_string(max_threads) + (min_blocks > 0 ? ", " + std::to_string(min_blocks) : "");
+    out += "extern \"C\" __global__ void __launch_bounds__(" + bounds + ") " + k_.name +
            "(const __grid_constant__ GbcCudaKernelArgs a) {\n";
     out += k_.kind == kir::KernelKind::Pointwise ? pointwise() : reduction();
     return out + "}\n";
@@ -106,6 +101,9 @@ class CudaKernelWriter {
                    c_type(k_.buffers[static_cast<size_t>(b)].dtype) + ", " + w + ">))";
       }
       vector_loop += "  const int64_t nv = (" + aligned + ") ? n / " + w + " : 0;\n";
+      // Unrolled, several steps' loads are in flight per thread (cuda_tuning.h).
+      if (cuda_tuning().pointwise_unroll > 1)
+        vector_loop += "  #pragma unroll " + std::to_string(cuda_tuning().pointwise_unroll) + "\n";
       vector_loop += "  for (int64_t v = tid; v < nv; v += stride) {\n";
       vector_loop += "    const int64_t i0 = v * " + w + ";\n";
       for (int b : vectored) {
@@ -135,6 +133,52 @@ class CudaKernelWriter {
     else out += "  const int64_t nv = 0;\n";
     out += "  for (int64_t i = nv * " + std::to_string(width) + " + tid; i < n; i += stride) {\n" + scalar.code() + "  }\n";
     return out;
+  }
+
+  // ---- Values kept in registers (Cached schedule) ----
+  // A costly value that one pass computes and later passes read again (reused_values.h) replaces
+  // the registers of a cached input of its dtype that no later pass reads: softmax's exp(x - max)
+  // takes x's place after the sum's pass, and the store pass only scales it. No register more,
+  // and a third fewer instructions in softmax's kernel.
+  struct KeptValue {
+    kir::ExprPtr value;
+    size_t stage = 0;  // the pass that computes it and writes it over the input's registers
+    int buffer = 0;    // the cached input whose registers hold it from then on
+  };
+
+  void plan_kept() {
+    const std::vector<ReusedValue> reused = values_read_by_later_passes(k_, em_);
+    for (const ReusedValue& v : reused) {
+      std::set<const kir::Expr*> held;  // read from registers after v's pass
+      for (const KeptValue& kv : kept_) held.insert(kv.value.get());
+      held.insert(v.value.get());
+      std::set<int> live;  // inputs a later pass still loads
+      for (size_t j = v.stage + 1; j < k_.stages.size(); ++j) loads_outside(k_.stages[j].value, held, live);
+      for (const kir::Store& st : k_.stores)
+        if (k_.buffers.at(static_cast<size_t>(st.buffer)).level == kir::Level::Full) loads_outside(st.value, held, live);
+      for (int b : layout_.loaded) {
+        const bool taken = std::any_of(kept_.begin(), kept_.end(), [b](const KeptValue& kv) { return kv.buffer == b; });
+        if (taken || live.count(b) || k_.buffers.at(static_cast<size_t>(b)).dtype != v.value->dtype) continue;
+        kept_.push_back({v.value, v.stage, b});
+        break;
+      }
+    }
+  }
+  // The buffers e loads, except through the values in `held`.
+  static void loads_outside(const kir::ExprPtr& e, const std::set<const kir::Expr*>& held, std::set<int>& out) {
+    if (held.count(e.get())) return;
+    if (e->kind == kir::ExprKind::Load) out.insert(static_cast<int>(e->i));
+    for (const kir::ExprPtr& a : e->args) loads_outside(a, held, out);
+  }
+  // In a Cached element body of pass `pass`: the values earlier passes kept name their registers.
+  void use_kept(size_t pass, Scope& body) const {
+    for (const KeptValue& kv : kept_)
+      if (kv.stage < pass) body.bind(kv.value.get(), cached_name(kv.buffer) + "[j].v[e]");
+  }
+  // At the end of pass `pass`'s Cached element body: the values it keeps go into their registers.
+  void keep(size_t pass, Scope& body) {
+    for (const KeptValue& kv : kept_)
+      if (kv.stage == pass) body.line(cached_name(kv.buffer) + "[j].v[e] = " + em_.value(kv.value, body) + ";");
   }
 
   // ---- Reductions ----
@@ -172,8 +216,8 @@ class CudaKernelWriter {
       for (int b : layout_.loaded) ix.element[b] = cached_name(b) + "[j].v[e]";
       close = in + "  }\n" + in + "}\n";
     } else {
-      // Unrolled so that four vector loads per thread are in flight (memory-level parallelism).
-      code += in + "#pragma unroll 4\n";
+      // Unrolled so that several vector loads per thread are in flight (memory-level parallelism).
+      code += in + "#pragma unroll " + std::to_string(cuda_tuning().unroll) + "\n";
       code += in + "for (int64_t rv = " + from + "(int64_t)threadIdx.x * " + w + "; rv < " + end +
               "; rv += (int64_t)blockDim.x * " + w + ") {\n";
       code += in + "  if (true) {\n";
@@ -225,11 +269,13 @@ class CudaKernelWriter {
     const std::string close = open_loop(sched, row.indent(), begin, end, true, code, ix);
     const std::string body_indent = row.indent() + (sched == Schedule::Scalar ? "  " : "      ");
     Scope body(Scope::Element, body_indent, ix, &row);
+    if (sched == Schedule::Cached) use_kept(index, body);
     // The injected reduce-bound bug folds one element less than the row has.
     const bool bound = sched != Schedule::Scalar && k_.fault == InjectedFault::ReduceBound;
     if (bound) body.line("if (r < fold_inner) {");
     fold_line(st, k, em_.value(st.value, body), body);
     if (bound) body.line("}");
+    if (sched == Schedule::Cached) keep(index, body);
     row.append(code + body.code() + close);
     if (argmax) {
       row.line("gbc_block_argmax(accv" + k + ", acci" + k + ", gbc_scratch);");
@@ -256,6 +302,7 @@ class CudaKernelWriter {
     const std::string close = open_loop(sched, in, "0", "inner", true, code, ix, declare_stored);
     const std::string body_indent = in + (sched == Schedule::Scalar ? "  " : "      ");
     Scope body(Scope::Element, body_indent, ix, &row);
+    if (sched == Schedule::Cached) use_kept(k_.stages.size(), body);
     for (const kir::Store& s : k_.stores)
       if (k_.buffers.at(static_cast<size_t>(s.buffer)).level == kir::Level::Full) em_.store(s, body);
     std::string after;
@@ -300,6 +347,17 @@ class CudaKernelWriter {
         row.line("  const int64_t rv = ((int64_t)j * blockDim.x + threadIdx.x) * " + w + ";");
         row.line("  if (rv < inner) " + cached_name(b) + "[j] = *(const " + vec_type(b) + "*)(" + buffer_pointer(b) +
                  " + o * inner + rv);");
+        row.line("}");
+      }
+      if (cuda_tuning().prefetch && !layout_.loaded.empty()) {
+        // The block's next row reaches L2 while this one is folded: its loads then wait on L2,
+        // not on DRAM. One prefetch per 128-byte line.
+        row.line("if (o + rows_per_step < outer) {");
+        for (int b : layout_.loaded) {
+          const std::string size = std::to_string(dtype_size(k_.buffers.at(static_cast<size_t>(b)).dtype));
+          row.line("  for (int64_t line = threadIdx.x; line * 128 < inner * " + size + "; line += blockDim.x)");
+          row.line("    gbc_prefetch_l2((const char*)(" + buffer_pointer(b) + " + (o + rows_per_step) * inner) + line * 128);");
+        }
         row.line("}");
       }
     }
@@ -424,6 +482,7 @@ class CudaKernelWriter {
   const kir::Kernel& k_;
   CEmitter em_;
   CudaRowLayout layout_;
+  std::vector<KeptValue> kept_;
 };
 
 }  // namespace

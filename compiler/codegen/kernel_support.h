@@ -208,6 +208,16 @@ GBC_FN bool gbc_aligned(const void* p, unsigned long long bytes) {
   return ((unsigned long long)p & (bytes - 1)) == 0;
 }
 
+/* Asks L2 for the 128-byte line at p ahead of its loads (a block's next row); results never
+ * depend on it. */
+GBC_FN void gbc_prefetch_l2(const void* p) {
+#if defined(GBC_CUDA_EMULATION)
+  (void)p;
+#else
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#endif
+}
+
 /* Shuffles for every accumulator type: narrow integers and bool travel as int. */
 GBC_FN float gbc_shfl_xor(float v, int mask, int width) { return __shfl_xor_sync(0xffffffffu, v, mask, width); }
 GBC_FN double gbc_shfl_xor(double v, int mask, int width) { return __shfl_xor_sync(0xffffffffu, v, mask, width); }

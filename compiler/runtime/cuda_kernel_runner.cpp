@@ -1,9 +1,11 @@
 #include "compiler/runtime/cuda_kernel_runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
 #include "compiler/codegen/cuda_codegen.h"
+#include "compiler/codegen/cuda_tuning.h"
 #include "compiler/cuda/cuda_driver.h"
 #include "compiler/cuda/cuda_module.h"
 #include "compiler/cuda/nvrtc_compiler.h"
@@ -101,8 +103,13 @@ class CudaLauncher {
 
   void operator()(const GbcKernelArgs* args) const {
     GbcCudaKernelArgs cuda = codegen::make_cuda_args(kernel_, *args);
-    const codegen::CudaLaunchShape shape =
+    codegen::CudaLaunchShape shape =
         codegen::cuda_launch_shape(kernel_, cuda, multiprocessors_, split_blocks_per_multiprocessor_);
+    if (shape.splits == 1 && kernel_.kind == kir::KernelKind::Reduction && codegen::cuda_tuning().resident_grid) {
+      // One wave of blocks, each walking rows (cuda_tuning.h).
+      const int64_t resident = int64_t{resident_blocks(shape.block_x * shape.block_y)} * multiprocessors_;
+      shape.grid = static_cast<unsigned>(std::clamp<int64_t>(resident, 1, shape.grid));
+    }
     if (shape.splits > 1) {
       cuda.splits = shape.splits;
       cuda.workspace = workspace_->reserve(codegen::cuda_split_workspace_bytes(cuda.outer, shape.splits));
@@ -128,12 +135,23 @@ class CudaLauncher {
     return r == CUDA_SUCCESS && blocks > 0 ? blocks : 4;
   }
 
+  // Blocks of `threads` threads resident per multiprocessor, asked of the driver once per size.
+  int resident_blocks(unsigned threads) const {
+    for (const auto& [t, blocks] : resident_) if (t == threads) return blocks;
+    int blocks = 0;
+    const CUresult r = CudaDriver::get().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, static_cast<int>(threads), 0);
+    blocks = r == CUDA_SUCCESS && blocks > 0 ? blocks : 1;
+    resident_.emplace_back(threads, blocks);
+    return blocks;
+  }
+
   std::shared_ptr<CudaModule> module_;  // shared by the module's launchers; unloaded with the last
   kir::Kernel kernel_;
   int multiprocessors_;
   int split_blocks_per_multiprocessor_ = 4;
   std::shared_ptr<SplitWorkspace> workspace_;  // shared by the copies of this launcher
   CUfunction function_ = nullptr;
+  mutable std::vector<std::pair<unsigned, int>> resident_;  // resident_blocks' answers
 };
 
 }  // namespace

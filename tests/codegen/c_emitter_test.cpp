@@ -216,6 +216,32 @@ TEST(CudaCodegenText, KernelShapes) {
   EXPECT_TRUE(contains(argmax, "if (row_ok && threadIdx.x == 0) {"));
 }
 
+// A costly value that a later pass reads again is computed once per element in the Cached
+// schedule and kept in the registers of an input no later pass reads; with no such input it is
+// computed again.
+TEST(CudaCodegenText, KeptValuesTakeTheRegistersOfAnInputNoLaterPassReads) {
+  // The Cached branch: from its register loads to the vector schedule's branch.
+  auto cached_branch = [](const std::string& source) {
+    const size_t begin = source.find("if (gbc_cached) {");
+    return source.substr(begin, source.find("} else if (gbc_vec) {") - begin);
+  };
+  const std::string softmax = cached_branch(generate_cuda_kernel(testing::softmax_kernel()));
+  EXPECT_TRUE(contains(softmax, "c0[j].v[e] = ")) << softmax;
+  EXPECT_EQ(softmax.find("gbc_exp"), softmax.rfind("gbc_exp")) << "exp once per element:\n" << softmax;
+  // g is read by the store pass: exp(x) goes into x's registers.
+  const std::string gate = cached_branch(generate_cuda_kernel(testing::exp_gate_kernel()));
+  EXPECT_TRUE(contains(gate, "c0[j].v[e] = ")) << gate;
+  EXPECT_FALSE(contains(gate, "c1[j].v[e] = ")) << gate;
+  // x is read again: nothing to overwrite, exp computed in both passes.
+  const std::string again = cached_branch(generate_cuda_kernel(testing::exp_gate_kernel(true)));
+  EXPECT_FALSE(contains(again, "[j].v[e] = ")) << again;
+  EXPECT_NE(again.find("gbc_exp"), again.rfind("gbc_exp")) << again;
+  // Faulty kernels keep their plain passes (the reduce-bound fault folds one element less).
+  kir::Kernel faulty = testing::softmax_kernel();
+  faulty.fault = InjectedFault::ReduceBound;
+  EXPECT_FALSE(contains(cached_branch(generate_cuda_kernel(faulty)), "c0[j].v[e] = "));
+}
+
 TEST(CEmitter, RefusesMalformedKernels) {
   kir::Kernel wrong_load = testing::half_kernel();
   wrong_load.stores[0].value = kir::op("add", DType::Float32, {kir::load(0, DType::Float64), kir::load(1, DType::Float32)});

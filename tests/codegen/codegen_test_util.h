@@ -121,6 +121,25 @@ inline kir::Kernel softmax_kernel(kir::IndexKind index = kir::IndexKind::Contigu
   return k;
 }
 
+/// s = sum over r of exp(x), y = exp(x) * g / s with a second contiguous input g: only g is read
+/// again after the sum's pass (x only through exp(x)). With `x_again` (no g): y = (exp(x) + x) / s
+/// reads x again.
+inline kir::Kernel exp_gate_kernel(bool x_again = false) {
+  kir::Kernel k;
+  k.name = x_again ? "exp_plus_x" : "exp_gate";
+  k.kind = kir::KernelKind::Reduction;
+  k.buffers = {buffer("x", DType::Float32, false)};
+  if (!x_again) k.buffers.push_back(buffer("g", DType::Float32, false));
+  k.buffers.push_back(buffer("y", DType::Float32, true));
+  using kir::op;
+  auto x = kir::load(0, DType::Float32);
+  auto e = op("exp", DType::Float32, {x});
+  k.stages = {{kir::Combine::Sum, DType::Float32, e}};
+  auto top = x_again ? op("add", DType::Float32, {e, x}) : op("mul", DType::Float32, {e, kir::load(1, DType::Float32)});
+  k.stores = {{static_cast<int>(k.buffers.size()) - 1, op("div", DType::Float32, {top, kir::stage_result(0, DType::Float32)})}};
+  return k;
+}
+
 /// Masked attention scores as gbc lowers them: p = softmax over r of where(mask[r], x * 0.125, fill)
 /// with a float64 sum, and log(p); the bool mask is one row broadcast over o (affine, r
 /// contiguous), the fill a one-element tensor (scalar), or with number_fill the number -10000.
@@ -232,6 +251,7 @@ class HostArgs {
     buffers_.back().data = storage_.back().data();
   }
   GbcBufferArg& arg(size_t b) { return buffers_.at(b); }
+  size_t arg_count() const { return buffers_.size(); }
   template <typename T>
   T* data(size_t b) {
     return reinterpret_cast<T*>(storage_.at(b).data());

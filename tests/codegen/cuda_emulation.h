@@ -24,7 +24,7 @@
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __launch_bounds__(threads)
+#define __launch_bounds__(...)
 #define __grid_constant__
 #define __shared__ static
 

@@ -106,7 +106,8 @@ class CudaEmulation : public ::testing::Test {
   static void SetUpTestSuite() {
     kernels_ = {testing::softmax_kernel(), testing::softmax_kernel(kir::IndexKind::Strided), testing::layer_norm_kernel(37),
                 testing::argmax_kernel(DType::Float32), testing::int_reduce_kernel(), testing::mean_kernel(),
-                testing::pointwise_mix_kernel(), testing::half_kernel(), testing::per_row_inputs_kernel()};
+                testing::pointwise_mix_kernel(), testing::half_kernel(), testing::per_row_inputs_kernel(),
+                testing::exp_gate_kernel(), testing::exp_gate_kernel(true), testing::masked_softmax_kernel()};
     module_ = build(kernels_);
   }
   static const kir::Kernel& kernel(const std::string& name) {
@@ -152,6 +153,44 @@ TEST_F(CudaEmulation, SoftmaxMatchesTheInterpreterUnderEverySchedule) {
     std::vector<unsigned char> got(out.emulated[0].begin() + 4 * c.offset, out.emulated[0].end());
     std::vector<unsigned char> want(out.interpreted[0].begin() + 4 * c.offset, out.interpreted[0].end());
     EXPECT_TRUE(floats_close(got, want, 1e-5, 1e-12));
+  }
+}
+
+// Values kept between passes in an input's registers (Cached schedule) give what computing them
+// again gives, in every schedule: rows cached, longer ones, misaligned ones.
+TEST_F(CudaEmulation, ValuesKeptInRegistersMatchTheInterpreter) {
+  for (const std::string name : {"exp_gate", "exp_plus_x", "masked_softmax"}) {
+    const bool masked = name == "masked_softmax";
+    for (const auto& [outer, inner, offset] : std::vector<std::tuple<int64_t, int64_t, size_t>>{{5, 1000, 0}, {3, 1000, 1}, {2, 9000, 0}, {7, 64, 0}}) {
+      SCOPED_TRACE(name + " " + std::to_string(outer) + "x" + std::to_string(inner) + " offset " + std::to_string(offset));
+      const size_t n = static_cast<size_t>(outer * inner) + offset;
+      HostArgs h;
+      h.add(DType::Float32, n);
+      fill_random(h.data<float>(0), n, 17, -3.0f, 3.0f);
+      h.arg(0).data = h.data<float>(0) + offset;
+      if (masked) {
+        h.add(DType::Bool, static_cast<size_t>(inner));
+        for (int64_t r = 0; r < inner; ++r) h.data<bool>(1)[r] = r % 3 != 1;
+        h.set_affine(1, 0, 1);
+        h.add(DType::Float32, 1);
+        h.data<float>(2)[0] = -30.0f;  // log(p) stays finite
+      } else if (name == "exp_gate") {
+        h.add(DType::Float32, n);
+        fill_random(h.data<float>(1), n, 18, 0.5f, 1.5f);
+        h.arg(1).data = h.data<float>(1) + offset;
+      }
+      const int outputs = masked ? 2 : 1;
+      for (int k = 0; k < outputs; ++k) {
+        h.add(DType::Float32, n);
+        h.arg(h.arg_count() - 1).data = h.data<float>(h.arg_count() - 1) + offset;
+      }
+      Launched out = run_both(module_, kernel(name), h, 0, outer, inner, 132);
+      for (int k = 0; k < outputs; ++k) {
+        std::vector<unsigned char> got(out.emulated[k].begin() + 4 * offset, out.emulated[k].end());
+        std::vector<unsigned char> want(out.interpreted[k].begin() + 4 * offset, out.interpreted[k].end());
+        EXPECT_TRUE(floats_close(got, want, 1e-5, 1e-12)) << "output " << k;
+      }
+    }
   }
 }
 
