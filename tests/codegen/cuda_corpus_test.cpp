@@ -3,9 +3,12 @@
 // device cuda up to the launch: the same capture, plan (Target::Cuda), layout specialization and
 // compile-before-launch path (kernel_region.h, predicted_layouts.h), with a module compiler that
 // generates the CUDA source, compiles it with NVRTC to PTX for sm_80 and sm_90, and hands back
-// launchers that run the kernels in the interpreter on the CPU tensors. The test fails on any
-// NVRTC error, on a kernel that ran without being compiled first, and on a check failure (the
-// model's own oracles against eager). Skips when NVRTC is absent.
+// launchers that run the kernels in the interpreter on the CPU tensors. Reduction variants hold one
+// row class each, as the CUDA runner's refine_variant sets it (cuda_refine_variant, for 132
+// multiprocessors), and every launch checks that its call is of the variant's class. The test
+// fails on any NVRTC error, on a kernel that ran without being compiled first, on a launch of the
+// wrong class, and on a check failure (the model's own oracles against eager). Skips when NVRTC is
+// absent.
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/randn.h>
 #include <gtest/gtest.h>
@@ -51,6 +54,9 @@ std::string first_error(const std::string& log) {
   return log.substr(start, log.find('\n', at) - start);
 }
 
+// The multiprocessors of the device the row classes are chosen for (an H100 SXM's).
+constexpr int kMultiprocessors = 132;
+
 // Compiles for sm_80 and sm_90 what the CUDA runner would compile for the device, then runs the
 // kernels in the interpreter: the data is on the CPU.
 NativeModule compile_for_both_archs(const std::vector<kir::Kernel>& kernels, const std::string& module, CompileLog& log) {
@@ -72,6 +78,12 @@ NativeModule compile_for_both_archs(const std::vector<kir::Kernel>& kernels, con
   for (const kir::Kernel& k : kernels)
     m.functions.push_back([k, &log](const GbcKernelArgs* args) {
       ++log.launches;
+      // The CUDA launcher's check (cuda_kernel_runner.cpp), on the CPU tensors' pointers.
+      const kir::CudaRows call =
+          codegen::cuda_call_row_class(k, codegen::cuda_row_layout(k), codegen::make_cuda_args(k, *args), kMultiprocessors);
+      if (k.cuda_rows != kir::CudaRows::All && call != k.cuda_rows)
+        log.errors.push_back(k.name + " holds " + kir::cuda_rows_name(k.cuda_rows) + " rows, launched for " +
+                             kir::cuda_rows_name(call));
       interpret_kernel(k, *args);
     });
   return m;
@@ -93,6 +105,7 @@ class CudaPlanOnCpu : public RegionCompiler {
     o.native = [&log](const std::vector<kir::Kernel>& kernels, const std::string& module) {
       return compile_for_both_archs(kernels, module, log);
     };
+    o.refine_variant = cuda_refine_variant(kMultiprocessors);
     std::unique_ptr<RegionExecutable> exe = make_kernel_region(region, cuda_ctx, o);
     ctx.fusion_groups += cuda_ctx.fusion_groups;
     ctx.extern_calls += cuda_ctx.extern_calls;
