@@ -7,9 +7,10 @@
 // given a native compiler (gbc: the host C++ compiler, or NVRTC for CUDA), as native code from the
 // first call on: before a call's first step, the variants it will need are predicted from its
 // inputs' layouts (predicted_layouts.h) and compiled in one module; a variant the prediction missed
-// (a kernel reading what a random op made, or a new layout on a later call) is compiled alone
-// before its launch. A module that fails to compile is a fallback (FB001, with the compiler's first
-// error line): its kernels' nodes run on ATen from then on. Native from the first call, because a
+// (a kernel reading what a random op made, a new layout on a later call, or on CUDA a reduction
+// call of another row class: refine_variant) is compiled alone before its launch. A module that
+// fails to compile is a fallback (FB001, with the compiler's first error line): its kernels' nodes
+// run on ATen from then on. Native from the first call, because a
 // first call in the interpreter could differ from later ones in the last bit (0 vs -0), which the
 // determinism oracle rightly calls a bug. With an observer, every kernel runs in the interpreter
 // and the observer sees each member node's values (`gbcheck bisect`).

@@ -32,6 +32,7 @@
 #include "compiler/runtime/kernel_region.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_runner.h"
+#include "tests/support/cuda_plan_on_cpu.h"
 
 namespace gbc {
 namespace {
@@ -91,44 +92,22 @@ NativeModule compile_for_both_archs(const std::vector<kir::Kernel>& kernels, con
 
 // gbc's region compiler for device cuda, on CPU tensors: the plan and the kernel region options
 // are the CUDA runner's (cuda_kernel_runner.cpp), only the module compiler differs.
-class CudaPlanOnCpu : public RegionCompiler {
- public:
-  explicit CudaPlanOnCpu(CompileLog& log) : log_(log) {}
-
-  std::unique_ptr<RegionExecutable> compile(const Graph& region, CompileContext& ctx) override {
-    BackendOptions cuda = ctx.options;
-    cuda.device = "cuda";
-    CompileContext cuda_ctx{cuda, ctx.stats, ctx.label};
+std::unique_ptr<RegionCompiler> cuda_plan_on_cpu(CompileLog& log) {
+  return std::make_unique<testing::CudaPlanOnCpu>([&log](const CompileContext&) {
     KernelRegionOptions o;
-    o.label = ctx.label;
-    CompileLog& log = log_;
     o.native = [&log](const std::vector<kir::Kernel>& kernels, const std::string& module) {
       return compile_for_both_archs(kernels, module, log);
     };
     o.refine_variant = cuda_refine_variant(kMultiprocessors);
-    std::unique_ptr<RegionExecutable> exe = make_kernel_region(region, cuda_ctx, o);
-    ctx.fusion_groups += cuda_ctx.fusion_groups;
-    ctx.extern_calls += cuda_ctx.extern_calls;
-    return exe;
-  }
-
- private:
-  CompileLog& log_;
-};
+    return o;
+  });
+}
 
 // gbc's region compiler for device cuda with the CUDA runner itself, on CPU tensors: only usable
 // where the driver is missing, so that no module loads and every kernel falls back.
-class CudaRunnerOnCpu : public RegionCompiler {
- public:
-  std::unique_ptr<RegionExecutable> compile(const Graph& region, CompileContext& ctx) override {
-    BackendOptions cuda = ctx.options;
-    cuda.device = "cuda";
-    CompileContext cuda_ctx{cuda, ctx.stats, ctx.label};
-    std::unique_ptr<RegionExecutable> exe = make_kernel_region(region, cuda_ctx, cuda_kernel_region_options(cuda_ctx));
-    ctx.fusion_groups += cuda_ctx.fusion_groups;
-    return exe;
-  }
-};
+std::unique_ptr<RegionCompiler> cuda_runner_on_cpu() {
+  return std::make_unique<testing::CudaPlanOnCpu>(cuda_kernel_region_options);
+}
 
 std::vector<std::string> corpus_models() {
   std::vector<std::string> out;
@@ -190,7 +169,7 @@ TEST_P(CudaCorpusTest, KernelsCompileForSm80AndSm90BeforeTheirFirstLaunch) {
   opt.max_shrink_tries = 0;
   opt.backends = {"gbc-cuda-plan"};
   opt.extra_backends.push_back({"gbc-cuda-plan", "gbc's CUDA plan and compile path, kernels interpreted on the CPU",
-                                [&log] { return std::make_unique<GraphRuntime>("gbc-cuda-plan", std::make_unique<CudaPlanOnCpu>(log)); }});
+                                [&log] { return std::make_unique<GraphRuntime>("gbc-cuda-plan", cuda_plan_on_cpu(log)); }});
   const CheckReport report = run_check(model, opt);
 
   for (const std::string& e : log.errors) ADD_FAILURE() << GetParam() << ": " << e;
@@ -227,7 +206,7 @@ outputs: [t]
   Model model = load_model_text(text, "two_kernels.yaml");
   CompileLog log;
   BackendOptions bo;
-  GraphRuntime runtime("gbc-cuda-plan", std::make_unique<CudaPlanOnCpu>(log));
+  GraphRuntime runtime("gbc-cuda-plan", cuda_plan_on_cpu(log));
   runtime.prepare(model.graph, bo);
   at::Tensor x = at::randn({8, 16});
   runtime.run({x});
@@ -255,7 +234,7 @@ graph:
 outputs: [b]
 )",
                                 "chain.yaml");
-  GraphRuntime runtime("gbc-cuda-runner", std::make_unique<CudaRunnerOnCpu>());
+  GraphRuntime runtime("gbc-cuda-runner", cuda_runner_on_cpu());
   runtime.prepare(model.graph, BackendOptions{});
   at::Tensor x = at::randn({16});
   std::vector<at::Tensor> out = runtime.run({x});

@@ -17,6 +17,7 @@
 #include "compiler/runtime/graph_runtime.h"
 #include "compiler/runtime/kernel_region.h"
 #include "harness/model/model_loader.h"
+#include "tests/support/cuda_plan_on_cpu.h"
 
 namespace gbc {
 namespace {
@@ -37,18 +38,10 @@ void fake_refine(kir::Kernel& kernel, int64_t outer, int64_t inner, const std::v
   kernel.cuda_rows = !aligned ? kir::CudaRows::Scalar : inner <= 64 ? kir::CudaRows::Cached : kir::CudaRows::Vector;
 }
 
-// gbc's CUDA plan (row kernels, no CPU column schedule) with the fake hook, on CPU tensors;
-// kernels are interpreted.
-class RefinedRegions : public RegionCompiler {
- public:
-  explicit RefinedRegions(Compiled& seen) : seen_(seen) {}
-  std::unique_ptr<RegionExecutable> compile(const Graph& region, CompileContext& ctx) override {
-    BackendOptions cuda = ctx.options;
-    cuda.device = "cuda";
-    CompileContext cuda_ctx{cuda, ctx.stats, ctx.label};
+// gbc's CUDA plan with the fake hook, on CPU tensors; kernels are interpreted.
+std::unique_ptr<RegionCompiler> refined_regions(Compiled& seen) {
+  return std::make_unique<testing::CudaPlanOnCpu>([&seen](const CompileContext&) {
     KernelRegionOptions o;
-    o.label = ctx.label;
-    Compiled& seen = seen_;
     o.native = [&seen](const std::vector<kir::Kernel>& kernels, const std::string&) {
       ++seen.modules;
       NativeModule m;
@@ -62,14 +55,9 @@ class RefinedRegions : public RegionCompiler {
     o.refine_variant = [&seen](kir::Kernel& k, int64_t outer, int64_t inner, const std::vector<void*>* data) {
       fake_refine(k, outer, inner, data, seen);
     };
-    std::unique_ptr<RegionExecutable> exe = make_kernel_region(region, cuda_ctx, o);
-    ctx.fusion_groups += cuda_ctx.fusion_groups;
-    return exe;
-  }
-
- private:
-  Compiled& seen_;
-};
+    return o;
+  });
+}
 
 const char* kSoftmax = R"(format: gbcheck/v1
 name: softmax_rows
@@ -84,7 +72,7 @@ outputs: [y]
 TEST(KernelRegion, ARowClassChangeCompilesANewVariantAndAnUnchangedCallNone) {
   Model model = load_model_text(kSoftmax, "softmax_rows.yaml");
   Compiled seen;
-  GraphRuntime runtime("gbc-refined", std::make_unique<RefinedRegions>(seen));
+  GraphRuntime runtime("gbc-refined", refined_regions(seen));
   BackendOptions options;
   options.dynamic = "true";  // one region for every size: its variants are what this test counts
   runtime.prepare(model.graph, options);
@@ -124,7 +112,7 @@ TEST(KernelRegion, ARowClassChangeCompilesANewVariantAndAnUnchangedCallNone) {
 TEST(KernelRegion, TheFirstCallsClassesFollowItsInputsPointers) {
   Model model = load_model_text(kSoftmax, "softmax_rows.yaml");
   Compiled seen;
-  GraphRuntime runtime("gbc-refined", std::make_unique<RefinedRegions>(seen));
+  GraphRuntime runtime("gbc-refined", refined_regions(seen));
   runtime.prepare(model.graph, BackendOptions{});
   at::Tensor storage = at::randn({4 * 1000 + 1});
   at::Tensor x = storage.narrow(0, 1, 4 * 1000).view({4, 1000});
