@@ -1,6 +1,7 @@
 #include "compiler/codegen/cuda_codegen.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <set>
 
@@ -64,6 +65,8 @@ class CudaKernelWriter {
     // never fail for want of registers (the compiler spills instead).
     const unsigned max_threads =
         k_.kind == kir::KernelKind::Pointwise ? kPointwiseThreads : cuda_max_row_threads(layout_.elements);
+    if (k_.cuda_rows != kir::CudaRows::All)
+      out += std::string("// rows of class ") + kir::cuda_rows_name(k_.cuda_rows) + " only (cuda_row_class)\n";
     // A reduction's minimum of resident blocks caps its registers (cuda_tuning.h).
     const int min_blocks = k_.kind == kir::KernelKind::Pointwise ? 0 : cuda_tuning().min_blocks;
     const std::string bounds = std::to_string(max_threads) + (min_blocks > 0 ? ", " + std::to_string(min_blocks) : "");
@@ -408,8 +411,15 @@ class CudaKernelWriter {
   }
 
   std::string reduction() {
-    Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
+    const kir::CudaRows rows = k_.cuda_rows;
+    const bool all = rows == kir::CudaRows::All;
     const bool vector = layout_.width > 1;
+    const bool split_class = rows == kir::CudaRows::SplitScalar || rows == kir::CudaRows::SplitVector;
+    const bool vector_class = rows != kir::CudaRows::Scalar && rows != kir::CudaRows::SplitScalar;
+    GBC_INTERNAL_ASSERT(all || ((!split_class || layout_.splittable) && (!vector_class || vector)),
+                        std::string("codegen: kernel ") + k_.name + " has no " + kir::cuda_rows_name(rows) + " rows");
+    if (!all) return one_class(rows, split_class);
+    Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
     std::string split_scalar, split_vector;
     if (layout_.splittable) {
       split_scalar = split_code(kernel_scope, Schedule::Scalar, "        ");
@@ -422,13 +432,7 @@ class CudaKernelWriter {
       row_cached = row_code(kernel_scope, Schedule::Cached, "        ");
     }
 
-    std::string out = "  __shared__ long long gbc_scratch[64];\n";
-    out += "  const int64_t outer = a.outer, inner = a.inner;\n";
-    // The injected reduce-bound bug folds one element less than the row has.
-    out += std::string("  const int64_t fold_inner = ") +
-           (k_.fault == InjectedFault::ReduceBound ? "inner > 0 ? inner - 1 : 0" : "inner") + ";\n";
-    out += em_.buffer_locals("  ") + em_.scalar_locals("  ") + kernel_scope.code();
-    out += injected_crash();
+    std::string out = reduction_head(kernel_scope);
     if (vector) {
       // The vector schedules need rows that start on vector boundaries and aligned pointers.
       std::string ok = "inner % " + std::to_string(layout_.width) + " == 0";
@@ -439,38 +443,72 @@ class CudaKernelWriter {
     }
     if (layout_.splittable) {
       out += "  if (a.splits > 1) {\n";
-      out += "    // A split row: the grid walks (row, part) units; blockDim.y is 1.\n";
-      out += "    __shared__ bool gbc_last;\n";
-      out += "    const int64_t splits = a.splits;\n";
-      out += "    const int64_t chunk = (inner + splits * " + std::to_string(layout_.width) + " - 1) / (splits * " +
-             std::to_string(layout_.width) + ") * " + std::to_string(layout_.width) + ";\n";
-      out += "    unsigned int* gbc_counts = (unsigned int*)a.workspace;\n";
-      out += "    " + c_type(k_.stages[0].acc_dtype) + "* gbc_parts = (" + c_type(k_.stages[0].acc_dtype) +
-             "*)((char*)a.workspace + GBC_SPLIT_COUNTS_BYTES(outer));\n";
-      out += "    for (int64_t u = blockIdx.x; u < outer * splits; u += gridDim.x) {\n";
-      out += "      const int64_t o = u / splits, r_begin = (u - o * splits) * chunk;\n";
-      out += "      const int64_t r_end = gbc_min_i64(r_begin + chunk, inner);\n";
+      std::string units;
       if (vector) {
-        out += "      if (gbc_vec) {\n" + split_vector + "      } else {\n" + split_scalar + "      }\n";
+        units = "      if (gbc_vec) {\n" + split_vector + "      } else {\n" + split_scalar + "      }\n";
       } else {
-        out += split_scalar;
+        units = split_scalar;
       }
-      out += "    }\n    return;\n  }\n";
+      out += split_loop("    ", units) + "    return;\n  }\n";
     }
-    out += "  const int64_t rows_per_step = (int64_t)gridDim.x * blockDim.y;\n";
+    std::string schedules;
+    if (vector) {
+      schedules = "    if (gbc_cached) {\n" + row_cached + "    } else if (gbc_vec) {\n" + row_vector + "    } else {\n" +
+                  row_scalar + "    }\n";
+    } else {
+      schedules = row_scalar;
+    }
+    return out + row_loop(schedules);
+  }
+
+  // A kernel of one call class (kir::Kernel::cuda_rows): only that schedule, no choice on the
+  // device; the launcher guarantees every call is of the class.
+  std::string one_class(kir::CudaRows rows, bool split) {
+    Scope kernel_scope(Scope::Kernel, "  ", Indexing{});
+    const Schedule sched = rows == kir::CudaRows::Cached ? Schedule::Cached
+                           : rows == kir::CudaRows::Vector || rows == kir::CudaRows::SplitVector ? Schedule::Vector
+                                                                                                 : Schedule::Scalar;
+    const std::string code = split ? split_code(kernel_scope, sched, "    ") : row_code(kernel_scope, sched, "    ");
+    const std::string out = reduction_head(kernel_scope);
+    return out + (split ? split_loop("  ", code) : row_loop(code));
+  }
+
+  // What every reduction starts with: the sizes, the buffers and host scalars, the crash fault.
+  std::string reduction_head(Scope& kernel_scope) {
+    std::string out = "  __shared__ long long gbc_scratch[64];\n";
+    out += "  const int64_t outer = a.outer, inner = a.inner;\n";
+    // The injected reduce-bound bug folds one element less than the row has.
+    out += std::string("  const int64_t fold_inner = ") +
+           (k_.fault == InjectedFault::ReduceBound ? "inner > 0 ? inner - 1 : 0" : "inner") + ";\n";
+    out += em_.buffer_locals("  ") + em_.scalar_locals("  ") + kernel_scope.code();
+    return out + injected_crash();
+  }
+
+  // The grid's walk over (row, part) units of split rows, `units` the body of one (at `in` + 4).
+  std::string split_loop(const std::string& in, const std::string& units) const {
+    std::string out = in + "// A split row: the grid walks (row, part) units; blockDim.y is 1.\n";
+    out += in + "__shared__ bool gbc_last;\n";
+    out += in + "const int64_t splits = a.splits;\n";
+    out += in + "const int64_t chunk = (inner + splits * " + std::to_string(layout_.width) + " - 1) / (splits * " +
+           std::to_string(layout_.width) + ") * " + std::to_string(layout_.width) + ";\n";
+    out += in + "unsigned int* gbc_counts = (unsigned int*)a.workspace;\n";
+    out += in + c_type(k_.stages[0].acc_dtype) + "* gbc_parts = (" + c_type(k_.stages[0].acc_dtype) +
+           "*)((char*)a.workspace + GBC_SPLIT_COUNTS_BYTES(outer));\n";
+    out += in + "for (int64_t u = blockIdx.x; u < outer * splits; u += gridDim.x) {\n";
+    out += in + "  const int64_t o = u / splits, r_begin = (u - o * splits) * chunk;\n";
+    out += in + "  const int64_t r_end = gbc_min_i64(r_begin + chunk, inner);\n";
+    return out + units + in + "}\n";
+  }
+
+  // The grid's walk over rows, blockDim.y rows per block step, `schedules` the body of one row.
+  static std::string row_loop(const std::string& schedules) {
+    std::string out = "  const int64_t rows_per_step = (int64_t)gridDim.x * blockDim.y;\n";
     out += "  for (int64_t o0 = (int64_t)blockIdx.x * blockDim.y; o0 < outer; o0 += rows_per_step) {\n";
     out += "    const bool row_ok = o0 + threadIdx.y < outer;\n";
     out += "    const int64_t o = row_ok ? o0 + threadIdx.y : outer - 1;\n";
     // Rows past `outer` (the last block's spare threadIdx.y) compute row outer - 1 for the
     // collective folds; they store nothing.
-    if (vector) {
-      out += "    if (gbc_cached) {\n" + row_cached + "    } else if (gbc_vec) {\n" + row_vector + "    } else {\n" +
-             row_scalar + "    }\n";
-    } else {
-      out += row_scalar;
-    }
-    out += "  }\n";
-    return out;
+    return out + schedules + "  }\n";
   }
 
   // The injected crash bug: kernels computing kCrashFaultOp write through a null pointer first.
@@ -569,6 +607,28 @@ std::string generate_cuda_source(const std::vector<kir::Kernel>& kernels, const 
 
 unsigned cuda_split_threads(const kir::Kernel& kernel) { return split_threads(cuda_row_layout(kernel)); }
 
+namespace {
+
+// Whether cuda_launch_shape splits the rows: too few to fill the device, each long. (No rows:
+// nothing to launch, and nothing to split.)
+bool split_rows(const CudaRowLayout& layout, int64_t outer, int64_t inner, int multiprocessors) {
+  const int sms = multiprocessors > 0 ? multiprocessors : 1;
+  return layout.splittable && outer > 0 && outer < sms && inner >= kSplitMinInner;
+}
+
+// Threads per row of an unsplit reduction launch: what cuda_launch_shape gives, and what the
+// cached schedule's rows must fit (`elements` per thread).
+unsigned row_block_x(const CudaRowLayout& layout, int64_t inner) {
+  if (inner <= 32) return next_pow2(std::max<int64_t>(inner, 1));
+  if (inner <= 512) return 32;
+  // The cached schedule's elements per thread, at least two warps per row and at most the
+  // kernel's launch bound.
+  const int elements = layout.elements;
+  return std::min<unsigned>(cuda_max_row_threads(elements), std::max<unsigned>(64, next_pow2((inner + elements - 1) / elements)));
+}
+
+}  // namespace
+
 CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernelArgs& args, int multiprocessors,
                                   int split_blocks_per_multiprocessor) {
   const int64_t max_grid = multiprocessors > 0 ? int64_t{multiprocessors} * 32 : 65535;
@@ -581,35 +641,59 @@ CudaLaunchShape cuda_launch_shape(const kir::Kernel& kernel, const GbcCudaKernel
   } else {
     const int sms = multiprocessors > 0 ? multiprocessors : 1;
     const CudaRowLayout layout = cuda_row_layout(kernel);  // once per launch: it walks the buffers
-    if (args.outer < sms && args.inner >= kSplitMinInner && layout.splittable) {
+    if (split_rows(layout, args.outer, args.inner, multiprocessors)) {
       // Too few rows to fill the device: one wave of resident blocks, each part of a row at least
-      // kSplitMinPart elements.
+      // kSplitMinPart elements. Always 2 parts or more: resident >= sms > outer makes the first
+      // term 2 or more, inner >= kSplitMinInner = 4 * kSplitMinPart the second 4 or more.
+      static_assert(kSplitMinInner >= 2 * kSplitMinPart, "split rows have two parts at least");
       const int64_t resident = int64_t{std::max(split_blocks_per_multiprocessor, 1)} * sms;
       const int64_t splits = std::min<int64_t>((resident + args.outer - 1) / args.outer, args.inner / kSplitMinPart);
-      if (splits >= 2) {
-        shape.block_x = split_threads(layout);
-        shape.splits = splits;
-        shape.grid = static_cast<unsigned>(std::clamp<int64_t>(args.outer * splits, 1, max_grid));
-        return shape;
-      }
+      shape.block_x = split_threads(layout);
+      shape.splits = splits;
+      shape.grid = static_cast<unsigned>(std::clamp<int64_t>(args.outer * splits, 1, max_grid));
+      return shape;
     }
-    if (args.inner <= 32) {
-      shape.block_x = next_pow2(std::max<int64_t>(args.inner, 1));
-      shape.block_y = kRowThreads / shape.block_x;
-    } else if (args.inner <= 512) {
-      shape.block_x = 32;
-      shape.block_y = kRowThreads / 32;
-    } else {
-      // The cached schedule's elements per thread, at least two warps per row and at most the
-      // kernel's launch bound.
-      const int elements = layout.elements;
-      shape.block_x = std::min<unsigned>(cuda_max_row_threads(elements),
-                                         std::max<unsigned>(64, next_pow2((args.inner + elements - 1) / elements)));
-    }
+    shape.block_x = row_block_x(layout, args.inner);
+    shape.block_y = args.inner <= 512 ? kRowThreads / shape.block_x : 1;  // several short rows per block
     blocks = (args.outer + shape.block_y - 1) / shape.block_y;
   }
   shape.grid = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, max_grid));
   return shape;
+}
+
+kir::CudaRows cuda_row_class(const CudaRowLayout& layout, int64_t outer, int64_t inner, bool vector_aligned,
+                             int multiprocessors) {
+  // gbc_vec and gbc_cached of an All kernel, with blockDim.x from cuda_launch_shape.
+  const bool vec = layout.width > 1 && inner % layout.width == 0 && vector_aligned;
+  if (split_rows(layout, outer, inner, multiprocessors)) return vec ? kir::CudaRows::SplitVector : kir::CudaRows::SplitScalar;
+  if (!vec) return kir::CudaRows::Scalar;
+  return inner <= int64_t{layout.elements} * row_block_x(layout, inner) ? kir::CudaRows::Cached : kir::CudaRows::Vector;
+}
+
+kir::CudaRows cuda_row_class(const kir::Kernel& kernel, int64_t outer, int64_t inner, bool vector_aligned,
+                             int multiprocessors) {
+  if (kernel.kind != kir::KernelKind::Reduction) return kir::CudaRows::All;
+  return cuda_row_class(cuda_row_layout(kernel), outer, inner, vector_aligned, multiprocessors);
+}
+
+bool cuda_vector_aligned(const kir::Kernel& kernel, const CudaRowLayout& layout, const void* const* data) {
+  // alignof(GbcVec<T, width>) (kernel_support.h), as the kernels' gbc_aligned checks; the two
+  // lists walked apart: vector_buffers() would allocate on every call.
+  auto aligned = [&](int b) {
+    const uintptr_t bytes = static_cast<uintptr_t>(
+        std::min(dtype_size(kernel.buffers.at(static_cast<size_t>(b)).dtype) * layout.width, 16));
+    return reinterpret_cast<uintptr_t>(data[b]) % bytes == 0;
+  };
+  return std::all_of(layout.loaded.begin(), layout.loaded.end(), aligned) &&
+         std::all_of(layout.stored.begin(), layout.stored.end(), aligned);
+}
+
+kir::CudaRows cuda_call_row_class(const kir::Kernel& kernel, const CudaRowLayout& layout, const GbcCudaKernelArgs& args,
+                                  int multiprocessors) {
+  if (kernel.kind != kir::KernelKind::Reduction) return kir::CudaRows::All;
+  const void* data[GBC_CUDA_MAX_BUFFERS] = {};
+  for (size_t b = 0; b < kernel.buffers.size(); ++b) data[b] = args.buffers[b].data;
+  return cuda_row_class(layout, args.outer, args.inner, cuda_vector_aligned(kernel, layout, data), multiprocessors);
 }
 
 size_t cuda_split_workspace_bytes(int64_t outer, int64_t splits) {

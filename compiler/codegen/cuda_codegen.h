@@ -10,8 +10,8 @@
 //   stage folds the thread's elements of the row, then across the row with warp shuffles and, for
 //   rows of several warps, shared memory (gbc_block_fold in kernel_support.h); every thread gets
 //   the result, so later stages and the stores of a softmax- or layer_norm-shaped kernel run in
-//   the same kernel. A thread's elements of the row are reached by one of three schedules, chosen
-//   on the device per call (CudaRowLayout):
+//   the same kernel. A thread's elements of the row are reached by one of three schedules
+//   (CudaRowLayout):
 //   * Cached: rows of at most CudaRowLayout::elements elements per thread (about 128 bytes of
 //     registers across the cached inputs) whose Full-level Contiguous inputs are aligned: each
 //     thread loads its elements of those inputs once, with vector accesses, into registers that
@@ -23,10 +23,16 @@
 //     four accesses in flight per thread (the loop is unrolled);
 //   * Scalar: anything else: element by element.
 //   Few long rows of a one-stage reduction (a sum of a whole tensor) are split: cuda_launch_shape
-//   gives each row `splits` blocks, each folds its part into a workspace, and the last block of
-//   the row to finish folds the parts in a fixed order (deterministic) and stores the result.
-//   Float sums associate differently from the interpreter's sequential fold (the results agree
-//   to rounding).
+//   gives each row `splits` blocks, each folds its part (vector or scalar, as above) into a
+//   workspace, and the last block of the row to finish folds the parts in a fixed order
+//   (deterministic) and stores the result. Float sums associate differently from the
+//   interpreter's sequential fold (the results agree to rounding).
+//   Which schedule a call takes is its class (kir::CudaRows, cuda_row_class): a kernel of class
+//   All (kir::Kernel::cuda_rows) holds every schedule and picks one on the device per call; the
+//   runtime compiles one variant per class its calls take instead (kernel_region.h's
+//   refine_variant), each holding only its schedule: NVRTC and ptxas take superlinearly longer
+//   with every schedule a kernel holds (docs/performance.md, "## GPU", has the numbers). The
+//   launcher checks that every call of such a variant is of its class.
 // float16/bfloat16 are stored as bits and computed in float32, as on the CPU; transcendentals are
 // CUDA's own (expf, ...). Tests: tests/codegen/cuda_codegen_test.cpp.
 #pragma once
@@ -62,6 +68,23 @@ struct CudaRowLayout {
   std::vector<int> vector_buffers() const;
 };
 CudaRowLayout cuda_row_layout(const kir::Kernel& kernel);
+
+/// The schedule a call of a reduction takes, exactly as a kernel of class All chooses it on the
+/// device under cuda_launch_shape's launch: split rows when cuda_launch_shape splits them; the
+/// vector schedules (gbc_vec) when rows start on vector boundaries (inner % width == 0) and the
+/// vector buffers are aligned (`vector_aligned`, cuda_vector_aligned); Cached when besides the row
+/// fits `elements` per thread of cuda_launch_shape's block_x; Scalar otherwise. The kernel overload
+/// gives All for pointwise kernels (they have no classes).
+kir::CudaRows cuda_row_class(const CudaRowLayout& layout, int64_t outer, int64_t inner, bool vector_aligned,
+                             int multiprocessors);
+kir::CudaRows cuda_row_class(const kir::Kernel& kernel, int64_t outer, int64_t inner, bool vector_aligned,
+                             int multiprocessors);
+/// Whether the layout's vector buffers (CudaRowLayout::vector_buffers) start on their vector
+/// boundaries, as the kernels check with gbc_aligned; data[b] is buffer b's pointer. Allocates nothing.
+bool cuda_vector_aligned(const kir::Kernel& kernel, const CudaRowLayout& layout, const void* const* data);
+/// cuda_row_class of a launch with these arguments (`layout` is cuda_row_layout(kernel)).
+kir::CudaRows cuda_call_row_class(const kir::Kernel& kernel, const CudaRowLayout& layout, const GbcCudaKernelArgs& args,
+                                  int multiprocessors);
 
 /// Elements per thread of a pointwise kernel's vector path: 16 bytes of its narrowest Contiguous
 /// buffer, at most 8; 1 when it has no such path (reductions, or no Contiguous buffer).

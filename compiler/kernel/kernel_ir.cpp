@@ -164,6 +164,18 @@ std::string combine_name(Combine c) {
   return "?";
 }
 
+const char* cuda_rows_name(CudaRows rows) {
+  switch (rows) {
+    case CudaRows::All: return "all";
+    case CudaRows::Scalar: return "scalar";
+    case CudaRows::Vector: return "vector";
+    case CudaRows::Cached: return "cached";
+    case CudaRows::SplitScalar: return "split_scalar";
+    case CudaRows::SplitVector: return "split_vector";
+  }
+  return "?";
+}
+
 bool computes_op(const Kernel& kernel, const std::string& op) {
   std::vector<const Expr*> todo;
   for (const ExprPtr& e : kernel.node_values) todo.push_back(e.get());

@@ -117,6 +117,18 @@ struct Store {
 
 enum class KernelKind : uint8_t { Pointwise, Reduction };
 
+/// The row schedules a CUDA reduction's code contains (Kernel::cuda_rows, cuda_codegen.h).
+enum class CudaRows : uint8_t {
+  All,          // every schedule, chosen on the device per call
+  Scalar,       // one class of calls each: the schedule cuda_row_class names
+  Vector,
+  Cached,
+  SplitScalar,  // rows split across blocks (GbcCudaKernelArgs::splits > 1)
+  SplitVector,
+};
+/// "all", "scalar", "vector", "cached", "split_scalar", "split_vector" (variant keys, listings).
+const char* cuda_rows_name(CudaRows rows);
+
 struct Kernel {
   std::string name;  // a C identifier, unique within a compiled graph
   KernelKind kind = KernelKind::Pointwise;
@@ -134,6 +146,12 @@ struct Kernel {
   // the CPU walks in rows: i = p * cols + q, each buffer's offset found once per p (specialize.h).
   // Other targets and the interpreter ignore it: buffers keep their index kinds.
   bool columns = false;
+  // CUDA reductions: the row schedules the generated code contains. All holds every one, picked
+  // on the device per call; another class holds only its own, which is smaller and compiles
+  // faster (NVRTC and ptxas grow superlinearly with the schedules), and every call of it must be
+  // of that class (cuda_row_class; the CUDA launcher checks, kernel_region.cpp keys variants by
+  // it). Other targets, pointwise kernels and the interpreter ignore it.
+  CudaRows cuda_rows = CudaRows::All;
   // A deliberate bug to build this kernel with (--inject-fault, a testing aid); None in real use.
   InjectedFault fault = InjectedFault::None;
 };

@@ -317,6 +317,16 @@ kir::Kernel specialized_kernel(const kir::Kernel& kernel, const Specialization& 
   return out;
 }
 
+RowSizes row_sizes(const LoweredKernel& kernel, const std::vector<int64_t>& iter_sizes) {
+  RowSizes rows;
+  for (size_t d = 0; d < iter_sizes.size(); ++d) {
+    bool reduced = std::find(kernel.reduced_dims.begin(), kernel.reduced_dims.end(), static_cast<int>(d)) !=
+                   kernel.reduced_dims.end();
+    (reduced ? rows.inner : rows.outer) *= iter_sizes[d];
+  }
+  return rows;
+}
+
 KernelArgs::KernelArgs(const LoweredKernel& kernel, const Specialization& spec, const std::vector<void*>& data,
                        const std::vector<int64_t>& iter_sizes, std::vector<double> scalars, int32_t num_threads)
     : scalars_(std::move(scalars)) {
@@ -335,13 +345,9 @@ KernelArgs::KernelArgs(const LoweredKernel& kernel, const Specialization& spec, 
     buffers_.push_back(arg);
   }
   args_.numel = product(iter_sizes, 0, iter_sizes.size());
-  args_.outer = 1;
-  args_.inner = 1;
-  for (size_t d = 0; d < iter_sizes.size(); ++d) {
-    bool reduced = std::find(kernel.reduced_dims.begin(), kernel.reduced_dims.end(), static_cast<int>(d)) !=
-                   kernel.reduced_dims.end();
-    (reduced ? args_.inner : args_.outer) *= iter_sizes[d];
-  }
+  const RowSizes rows = row_sizes(kernel, iter_sizes);
+  args_.outer = rows.outer;
+  args_.inner = rows.inner;
   args_.cols = spec.columns;
   args_.num_threads = num_threads;
 }

@@ -76,6 +76,13 @@ Specialization specialize_layouts(const LoweredKernel& kernel, const std::vector
 /// The kernel with each buffer's index kind and rank set: what the code generators compile.
 kir::Kernel specialized_kernel(const kir::Kernel& kernel, const Specialization& spec);
 
+/// A reduction's rows for iteration sizes: outer, the product of the kept dims, and inner, that
+/// of the reduced dims (iterated last, flattened); GbcKernelArgs::outer and inner.
+struct RowSizes {
+  int64_t outer = 1, inner = 1;
+};
+RowSizes row_sizes(const LoweredKernel& kernel, const std::vector<int64_t>& iter_sizes);
+
 /// GbcKernelArgs with the storage they point to, filled from data pointers (one per buffer,
 /// inputs then outputs), the iteration sizes and host scalars. Copyable; get() points into this
 /// object, so call it again after a copy.

@@ -95,6 +95,7 @@ class CudaLauncher {
   CudaLauncher(std::shared_ptr<CudaModule> module, kir::Kernel kernel, int multiprocessors)
       : module_(std::move(module)),
         kernel_(std::move(kernel)),
+        layout_(codegen::cuda_row_layout(kernel_)),
         multiprocessors_(multiprocessors),
         workspace_(std::make_shared<SplitWorkspace>()) {
     function_ = module_->function(kernel_.name);
@@ -103,6 +104,15 @@ class CudaLauncher {
 
   void operator()(const GbcKernelArgs* args) const {
     GbcCudaKernelArgs cuda = codegen::make_cuda_args(kernel_, *args);
+    // A kernel of one row class has no code for the others: a call of another would compute
+    // nonsense, silently (kernel_region.cpp picks variants by class; this is its check).
+    if (kernel_.cuda_rows != kir::CudaRows::All) {
+      const kir::CudaRows call = codegen::cuda_call_row_class(kernel_, layout_, cuda, multiprocessors_);
+      GBC_INTERNAL_ASSERT(call == kernel_.cuda_rows, "CUDA kernel " + kernel_.name + " holds the " +
+                                                         kir::cuda_rows_name(kernel_.cuda_rows) +
+                                                         " row schedule only, launched for a call of class " +
+                                                         kir::cuda_rows_name(call));
+    }
     codegen::CudaLaunchShape shape =
         codegen::cuda_launch_shape(kernel_, cuda, multiprocessors_, split_blocks_per_multiprocessor_);
     if (shape.splits == 1 && kernel_.kind == kir::KernelKind::Reduction && codegen::cuda_tuning().resident_grid) {
@@ -127,7 +137,7 @@ class CudaLauncher {
   // Blocks of a split launch resident per multiprocessor (registers and shared memory decide);
   // the parts of split rows fill exactly one wave of them.
   int resident_split_blocks() const {
-    if (kernel_.kind != kir::KernelKind::Reduction || !codegen::cuda_row_layout(kernel_).splittable) return 4;
+    if (kernel_.kind != kir::KernelKind::Reduction || !layout_.splittable) return 4;
     int blocks = 0;
     const CudaDriver& driver = CudaDriver::get();
     const CUresult r = driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -147,6 +157,7 @@ class CudaLauncher {
 
   std::shared_ptr<CudaModule> module_;  // shared by the module's launchers; unloaded with the last
   kir::Kernel kernel_;
+  codegen::CudaRowLayout layout_;  // of kernel_, for the row class check
   int multiprocessors_;
   int split_blocks_per_multiprocessor_ = 4;
   std::shared_ptr<SplitWorkspace> workspace_;  // shared by the copies of this launcher
@@ -211,6 +222,15 @@ NativeModule compile_cuda_module(const std::vector<kir::Kernel>& kernels, const 
   return m;
 }
 
+RefineVariant cuda_refine_variant(int multiprocessors) {
+  return [multiprocessors](kir::Kernel& kernel, int64_t outer, int64_t inner, const std::vector<void*>* data) {
+    if (kernel.kind != kir::KernelKind::Reduction) return;
+    const codegen::CudaRowLayout layout = codegen::cuda_row_layout(kernel);
+    const bool aligned = !data || codegen::cuda_vector_aligned(kernel, layout, data->data());
+    kernel.cuda_rows = codegen::cuda_row_class(layout, outer, inner, aligned, multiprocessors);
+  };
+}
+
 KernelRegionOptions cuda_kernel_region_options(const CompileContext& ctx) {
   KernelRegionOptions o;
   o.label = ctx.label;
@@ -221,6 +241,15 @@ KernelRegionOptions cuda_kernel_region_options(const CompileContext& ctx) {
   };
   o.on_buffer = [](const at::Tensor& tensor) {
     if (CudaLaunchCapture* capture = CudaLaunchCapture::active()) capture->retain(tensor);
+  };
+  o.refine_variant = [](kir::Kernel& kernel, int64_t outer, int64_t inner, const std::vector<void*>* data) {
+    int multiprocessors = 0;
+    try {
+      multiprocessors = device_info().multiprocessors;
+    } catch (const CudaError&) {
+      return;  // no usable device: the module will not load (FB001), whatever the variant holds
+    }
+    cuda_refine_variant(multiprocessors)(kernel, outer, inner, data);
   };
   o.compile_hint = "see NVRTC's full output with --log kernels; GBCHECK_NVRTC names the NVRTC library";
   return o;

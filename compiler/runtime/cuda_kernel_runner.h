@@ -23,8 +23,14 @@
 
 namespace gbc {
 
-/// Options for make_kernel_region on device cuda: NVRTC modules and launches on cuda:0.
+/// Options for make_kernel_region on device cuda: NVRTC modules and launches on cuda:0; each
+/// reduction variant holds one row class (refine_variant: cuda_refine_variant with cuda:0's
+/// multiprocessors).
 KernelRegionOptions cuda_kernel_region_options(const CompileContext& ctx);
+
+/// Sets a reduction variant's row class (kir::Kernel::cuda_rows) to the call's, as cuda_row_class
+/// tells it for a device of `multiprocessors` (KernelRegionOptions::refine_variant).
+RefineVariant cuda_refine_variant(int multiprocessors);
 
 /// Compiles kernels (specialized, uniquely named) into one module for cuda:0 and returns one launcher
 /// per kernel; the launchers take GbcKernelArgs whose buffers hold device pointers. ok = false with

@@ -73,6 +73,9 @@ class KernelCall {
   void run(const kir::Kernel& kernel, const KernelFn& native, int num_threads, KernelObserver* observer = nullptr);
 
   const LoweredKernel& lowered() const { return kernel_; }
+  /// The bound call's iteration sizes and buffers' data pointers (per kernel buffer).
+  const std::vector<int64_t>& iter_sizes() const { return iter_; }
+  const std::vector<void*>& data() const { return data_; }
   const FusionGroup& group() const { return group_; }
 
  private:

@@ -1,5 +1,6 @@
 #include "compiler/runtime/kernel_region.h"
 
+#include <cstdint>
 #include <optional>
 
 #include "compiler/aten/aten_semantics.h"
@@ -24,7 +25,8 @@ std::string join(const std::vector<std::string>& parts) {
   return s;
 }
 
-// One compiled form of a kernel: its buffers' index kinds fixed for a layout key.
+// One compiled form of a kernel: its buffers' index kinds fixed for a layout key (and, with
+// KernelRegionOptions::refine_variant, what that sets: "layouts|class").
 struct Variant {
   std::string key;
   kir::Kernel kernel;  // specialized, named uniquely within the region
@@ -41,7 +43,13 @@ struct KernelState {
   std::vector<Variant> variants;
   bool on_aten = false;     // its nodes run on ATen: no native code (FB001, FB004)
   size_t last_variant = 0;  // the variant of the last call's layouts
+  // With refine_variant: each buffer's offset from a 16-byte boundary in the last call.
+  std::vector<uint8_t> offsets;
 };
+
+// Vector accesses are at most 16 bytes: pointers with equal offsets from 16-byte boundaries
+// are equally aligned for every row class.
+constexpr uintptr_t kWidestVector = 16;
 
 class KernelRegion : public RegionExecutable {
  public:
@@ -197,8 +205,9 @@ class KernelRegion : public RegionExecutable {
     ks.call.bind(env, bindings, ctx.device);
     bool changed = false;
     const Specialization& spec = ks.call.specialize(&changed);
+    if (refines(ks) && offsets_changed(ks)) changed = true;
     if (changed) {
-      ks.last_variant = variant_for(ks, spec);
+      ks.last_variant = variant_for(ks, spec, ks.call.iter_sizes(), &ks.call.data());
       if (!pending_.empty()) {
         compile_pending(ctx);
         if (ks.on_aten) {
@@ -213,14 +222,46 @@ class KernelRegion : public RegionExecutable {
     ks.call.run(v.kernel, v.fn, options_.num_threads, options_.observer);
   }
 
-  size_t variant_for(KernelState& ks, const Specialization& spec) {
-    // InjectedFault::GuardLayout: the first variant serves every layout, as if its strides held.
-    if (ks.lowered->kernel.fault == InjectedFault::GuardLayout && !ks.variants.empty()) return 0;
+  bool refines(const KernelState& ks) const {
+    return options_.refine_variant && ks.lowered->kernel.kind == kir::KernelKind::Reduction;
+  }
+
+  // Whether a buffer's pointer sits otherwise on a 16-byte boundary than in the last call (what a
+  // refined variant's class may follow without a layout change); records this call's.
+  static bool offsets_changed(KernelState& ks) {
+    const std::vector<void*>& data = ks.call.data();
+    ks.offsets.resize(data.size());  // allocates on the first call only
+    bool changed = false;
+    for (size_t b = 0; b < data.size(); ++b) {
+      const auto offset = static_cast<uint8_t>(reinterpret_cast<uintptr_t>(data[b]) % kWidestVector);
+      changed = changed || offset != ks.offsets[b];
+      ks.offsets[b] = offset;
+    }
+    return changed;
+  }
+
+  // The variant for a call (iteration sizes `iter`, buffer pointers `data`), made and queued for
+  // compiling when new.
+  size_t variant_for(KernelState& ks, const Specialization& spec, const std::vector<int64_t>& iter,
+                     const std::vector<void*>* data) {
+    std::string key = spec.layout_key;
+    std::optional<kir::Kernel> refined;
+    if (refines(ks)) {
+      refined = specialized_kernel(ks.lowered->kernel, spec);
+      const RowSizes rows = row_sizes(*ks.lowered, iter);
+      options_.refine_variant(*refined, rows.outer, rows.inner, data);
+      key += std::string("|") + kir::cuda_rows_name(refined->cuda_rows);
+    }
+    // InjectedFault::GuardLayout: the first variant (of the call's row class: another class would
+    // be an internal error at launch, not a wrong result) serves every layout, as if its strides held.
+    if (ks.lowered->kernel.fault == InjectedFault::GuardLayout)
+      for (size_t i = 0; i < ks.variants.size(); ++i)
+        if (!refined || ks.variants[i].kernel.cuda_rows == refined->cuda_rows) return i;
     for (size_t i = 0; i < ks.variants.size(); ++i)
-      if (ks.variants[i].key == spec.layout_key) return i;
+      if (ks.variants[i].key == key) return i;
     Variant v;
-    v.key = spec.layout_key;
-    v.kernel = specialized_kernel(ks.lowered->kernel, spec);
+    v.key = key;
+    v.kernel = refined ? std::move(*refined) : specialized_kernel(ks.lowered->kernel, spec);
     if (!ks.variants.empty()) v.kernel.name += "_v" + std::to_string(ks.variants.size());
     ks.variants.push_back(std::move(v));
     if (options_.native) pending_.push_back({&ks, ks.variants.size() - 1});
@@ -231,8 +272,19 @@ class KernelRegion : public RegionExecutable {
   void precompile(const std::vector<RtValue>& env, const DimBindings& bindings, RunContext& ctx) {
     predicted_ = true;
     std::vector<std::optional<std::vector<BufferLayout>>> layouts = predict_kernel_layouts(plan_, env, bindings);
-    for (size_t k = 0; k < kernels_.size(); ++k)
-      if (layouts[k] && !kernels_[k].on_aten) variant_for(kernels_[k], specialize_layouts(*kernels_[k].lowered, *layouts[k]));
+    std::vector<void*> data;
+    for (size_t k = 0; k < kernels_.size(); ++k) {
+      if (!layouts[k] || kernels_[k].on_aten) continue;
+      const LoweredKernel& lk = *kernels_[k].lowered;
+      // The region's inputs are there already; what kernels and ATen steps make is not allocated
+      // yet: nullptr, aligned, as ATen allocates them.
+      data.clear();
+      for (ValueId v : lk.buffer_values) {
+        const at::Tensor& t = env[static_cast<size_t>(v)].tensor;
+        data.push_back(t.defined() ? t.data_ptr() : nullptr);
+      }
+      variant_for(kernels_[k], specialize_layouts(lk, *layouts[k]), iteration_sizes(lk, bindings), &data);
+    }
     if (!pending_.empty()) compile_pending(ctx);
   }
 

@@ -7,9 +7,10 @@
 // given a native compiler (gbc: the host C++ compiler, or NVRTC for CUDA), as native code from the
 // first call on: before a call's first step, the variants it will need are predicted from its
 // inputs' layouts (predicted_layouts.h) and compiled in one module; a variant the prediction missed
-// (a kernel reading what a random op made, or a new layout on a later call) is compiled alone
-// before its launch. A module that fails to compile is a fallback (FB001, with the compiler's first
-// error line): its kernels' nodes run on ATen from then on. Native from the first call, because a
+// (a kernel reading what a random op made, a new layout on a later call, or on CUDA a reduction
+// call of another row class: refine_variant) is compiled alone before its launch. A module that
+// fails to compile is a fallback (FB001, with the compiler's first error line): its kernels' nodes
+// run on ATen from then on. Native from the first call, because a
 // first call in the interpreter could differ from later ones in the last bit (0 vs -0), which the
 // determinism oracle rightly calls a bug. With an observer, every kernel runs in the interpreter
 // and the observer sees each member node's values (`gbcheck bisect`).
@@ -36,6 +37,13 @@ struct NativeModule {
   double compile_ms = 0.0;
 };
 
+/// Sets what a kernel variant holds beyond its layouts, for a call of `outer` rows of `inner`
+/// elements (reductions only) whose buffers start at (*data)[b]. Before the call (the first call's
+/// variants, compiled ahead) a pointer not known yet (a buffer the call allocates) is nullptr:
+/// aligned, as ATen allocates them; data itself nullptr: none known.
+using RefineVariant =
+    std::function<void(kir::Kernel& specialized, int64_t outer, int64_t inner, const std::vector<void*>* data)>;
+
 /// Compiles kernels (specialized to their layouts, uniquely named) into one module.
 using NativeCompiler = std::function<NativeModule(const std::vector<kir::Kernel>& kernels, const std::string& module)>;
 
@@ -48,6 +56,12 @@ struct KernelRegionOptions {
   std::function<void(const at::Tensor&)> on_buffer;
   // The FB001 hint: where the compiler's full output is and what configures the compiler.
   std::string compile_hint = "see the compiler's full output with --log kernels; GBCHECK_CXX names the C++ compiler";
+  // CUDA: sets a reduction variant's row class (kir::Kernel::cuda_rows), which then joins its key
+  // (layouts "|" class): calls of another class, from other sizes or from pointers aligned
+  // otherwise (a view's offset, with the same layout), take another variant. Checked every call
+  // (the pointers' offsets from 16-byte boundaries against the last call's), looked up only when
+  // something changed. Empty: one variant per layout.
+  RefineVariant refine_variant;
   // Watches every kernel, which then runs in the interpreter (`native` must be empty). Once it is
   // done, a call runs no further step and returns no outputs. nullptr: not watched.
   KernelObserver* observer = nullptr;

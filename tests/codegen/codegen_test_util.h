@@ -241,6 +241,13 @@ inline kir::Kernel mean_kernel() {
   return k;
 }
 
+/// The kernel holding only the CUDA row schedule of `rows` (kir::Kernel::cuda_rows), named after it.
+inline kir::Kernel of_row_class(kir::Kernel k, kir::CudaRows rows) {
+  k.name += std::string("_") + kir::cuda_rows_name(rows);
+  k.cuda_rows = rows;
+  return k;
+}
+
 /// Host memory for one kernel call: owned byte arrays per buffer and the GbcKernelArgs over them.
 class HostArgs {
  public:

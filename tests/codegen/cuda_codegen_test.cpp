@@ -214,5 +214,106 @@ TEST(CudaCodegen, LaunchShapesMeetTheReductionContract) {
   EXPECT_EQ(pointwise.grid, (1u << 20) / (256 * 8));
 }
 
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A kernel of one row class holds that schedule only: no choice on the device, no code of the
+// others; class All holds all of them, chosen per call.
+TEST(CudaRowClasses, EachClassHoldsOnlyItsSchedule) {
+  using R = kir::CudaRows;
+  const std::string softmax = generate_cuda_kernel(testing::softmax_kernel());
+  for (const char* branch : {"if (gbc_cached) {", "} else if (gbc_vec) {", "GbcVec<float, 4> c0[8];", "#pragma unroll 4"})
+    EXPECT_TRUE(has(softmax, branch)) << branch << " missing from class All:\n" << softmax;
+  const std::string mean = generate_cuda_kernel(testing::mean_kernel());
+  EXPECT_TRUE(has(mean, "if (a.splits > 1) {") && has(mean, "if (gbc_vec) {") && has(mean, "if (gbc_cached) {")) << mean;
+
+  for (const kir::Kernel& base : {testing::softmax_kernel(), testing::mean_kernel()}) {
+    const bool splittable = cuda_row_layout(base).splittable;
+    for (const R rows : {R::Scalar, R::Vector, R::Cached, R::SplitScalar, R::SplitVector}) {
+      const bool split = rows == R::SplitScalar || rows == R::SplitVector;
+      if (split && !splittable) continue;
+      const std::string code = generate_cuda_kernel(testing::of_row_class(base, rows));
+      SCOPED_TRACE(base.name + " " + kir::cuda_rows_name(rows) + ":\n" + code);
+      EXPECT_FALSE(has(code, "gbc_vec")) << "the class is decided on the host";
+      EXPECT_FALSE(has(code, "gbc_cached"));
+      EXPECT_FALSE(has(code, "a.splits > 1"));
+      EXPECT_EQ(has(code, "gbc_parts"), split) << "the split schedule only in the split classes";
+      EXPECT_EQ(has(code, "rows_per_step"), !split) << "the per-row loop only in the others";
+      EXPECT_EQ(has(code, "GbcVec<float, 4> c0[8];"), rows == R::Cached) << "registers for the row only when cached";
+      EXPECT_EQ(has(code, "#pragma unroll 4"), rows == R::Vector || rows == R::SplitVector);
+      EXPECT_EQ(has(code, "GbcVec"), rows != R::Scalar && rows != R::SplitScalar) << "no vector access in scalar rows";
+    }
+  }
+  EXPECT_THROW(generate_cuda_kernel(testing::of_row_class(testing::softmax_kernel(), R::SplitVector)), InternalError)
+      << "softmax has two stages: its rows never split";
+  kir::Kernel strided = testing::softmax_kernel(kir::IndexKind::Strided);
+  strided.buffers[1].index = kir::IndexKind::Strided;
+  EXPECT_THROW(generate_cuda_kernel(testing::of_row_class(strided, R::Cached)), InternalError)
+      << "rows with no contiguous buffer have no vector schedules";
+}
+
+TEST(CudaRowClasses, EveryClassCompilesToPtx) {
+  if (!NvrtcCompiler::get().available()) GTEST_SKIP() << "NVRTC not present: " << NvrtcCompiler::get().unavailable_reason();
+  using R = kir::CudaRows;
+  std::vector<kir::Kernel> kernels;
+  for (const R rows : {R::Scalar, R::Vector, R::Cached}) {
+    kernels.push_back(testing::of_row_class(testing::softmax_kernel(), rows));
+    kernels.push_back(testing::of_row_class(testing::layer_norm_kernel(37), rows));
+  }
+  for (const R rows : {R::Scalar, R::Vector, R::Cached, R::SplitScalar, R::SplitVector})
+    kernels.push_back(testing::of_row_class(testing::mean_kernel(), rows));
+  CudaPtx ptx = compile_cuda_ptx(generate_cuda_source(kernels, "row_classes"), 90, /*use_cache=*/false);
+  ASSERT_TRUE(ptx.build.ok) << ptx.build.log;
+  EXPECT_EQ(ptx.build.log.find("warning"), std::string::npos) << ptx.build.log;
+  for (const kir::Kernel& k : kernels) {
+    const std::string body = entry(ptx.build.binary, k.name);
+    EXPECT_FALSE(body.empty()) << k.name;
+    const bool vector = k.cuda_rows != R::Scalar && k.cuda_rows != R::SplitScalar;
+    EXPECT_EQ(std::regex_search(body, std::regex(R"(ld\.global(\.nc)?\.v4\.f32)")), vector) << k.name;
+  }
+}
+
+// The class a call takes is what the All kernel picks on the device under cuda_launch_shape's
+// launch: split exactly when the launch splits, cached exactly when the row fits its block.
+TEST(CudaRowClasses, TheClassAgreesWithTheLaunchShape) {
+  using R = kir::CudaRows;
+  for (const kir::Kernel& k : {testing::softmax_kernel(), testing::mean_kernel(), testing::softmax_kernel(kir::IndexKind::Strided)}) {
+    const CudaRowLayout layout = cuda_row_layout(k);
+    for (const int sms : {1, 4, 132}) {
+      for (const int64_t outer : {1, 3, 131, 132, 5000}) {
+        for (const int64_t inner : {1, 5, 32, 33, 64, 512, 513, 1000, 1001, 4096, 8192, 16383, 16384, 16388, 32768, 40000, 1 << 20}) {
+          for (const bool aligned : {true, false}) {
+            SCOPED_TRACE(k.name + " sms " + std::to_string(sms) + " outer " + std::to_string(outer) + " inner " +
+                         std::to_string(inner) + (aligned ? "" : " misaligned"));
+            GbcCudaKernelArgs args{};
+            args.outer = outer;
+            args.inner = inner;
+            const CudaLaunchShape shape = cuda_launch_shape(k, args, sms);
+            const R rows = cuda_row_class(k, outer, inner, aligned, sms);
+            EXPECT_EQ(rows == R::SplitScalar || rows == R::SplitVector, shape.splits > 1);
+            const bool vec = layout.width > 1 && inner % layout.width == 0 && aligned;
+            if (shape.splits > 1) {
+              EXPECT_EQ(rows, vec ? R::SplitVector : R::SplitScalar);
+            } else if (!vec) {
+              EXPECT_EQ(rows, R::Scalar);
+            } else {
+              EXPECT_EQ(rows, inner <= int64_t{layout.elements} * shape.block_x ? R::Cached : R::Vector);
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cuda_row_class(testing::half_kernel(), 1, 1 << 20, true, 132), R::All) << "pointwise kernels have no classes";
+  // The pointers decide alignment: 16 bytes for float32 vectors of 4.
+  const kir::Kernel softmax = testing::softmax_kernel();
+  const CudaRowLayout layout = cuda_row_layout(softmax);
+  alignas(16) float storage[8] = {};
+  const void* aligned[2] = {storage, storage + 4};
+  const void* output_off[2] = {storage, storage + 1};
+  EXPECT_TRUE(cuda_vector_aligned(softmax, layout, aligned));
+  EXPECT_FALSE(cuda_vector_aligned(softmax, layout, output_off)) << "stored outputs count too";
+}
+
 }  // namespace
 }  // namespace gbc::codegen

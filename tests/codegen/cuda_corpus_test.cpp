@@ -3,9 +3,12 @@
 // device cuda up to the launch: the same capture, plan (Target::Cuda), layout specialization and
 // compile-before-launch path (kernel_region.h, predicted_layouts.h), with a module compiler that
 // generates the CUDA source, compiles it with NVRTC to PTX for sm_80 and sm_90, and hands back
-// launchers that run the kernels in the interpreter on the CPU tensors. The test fails on any
-// NVRTC error, on a kernel that ran without being compiled first, and on a check failure (the
-// model's own oracles against eager). Skips when NVRTC is absent.
+// launchers that run the kernels in the interpreter on the CPU tensors. Reduction variants hold one
+// row class each, as the CUDA runner's refine_variant sets it (cuda_refine_variant, for 132
+// multiprocessors), and every launch checks that its call is of the variant's class. The test
+// fails on any NVRTC error, on a kernel that ran without being compiled first, on a launch of the
+// wrong class, and on a check failure (the model's own oracles against eager). Skips when NVRTC is
+// absent.
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/randn.h>
 #include <gtest/gtest.h>
@@ -29,6 +32,7 @@
 #include "compiler/runtime/kernel_region.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/check_runner.h"
+#include "tests/support/cuda_plan_on_cpu.h"
 
 namespace gbc {
 namespace {
@@ -51,6 +55,9 @@ std::string first_error(const std::string& log) {
   return log.substr(start, log.find('\n', at) - start);
 }
 
+// The multiprocessors of the device the row classes are chosen for (an H100 SXM's).
+constexpr int kMultiprocessors = 132;
+
 // Compiles for sm_80 and sm_90 what the CUDA runner would compile for the device, then runs the
 // kernels in the interpreter: the data is on the CPU.
 NativeModule compile_for_both_archs(const std::vector<kir::Kernel>& kernels, const std::string& module, CompileLog& log) {
@@ -72,6 +79,12 @@ NativeModule compile_for_both_archs(const std::vector<kir::Kernel>& kernels, con
   for (const kir::Kernel& k : kernels)
     m.functions.push_back([k, &log](const GbcKernelArgs* args) {
       ++log.launches;
+      // The CUDA launcher's check (cuda_kernel_runner.cpp), on the CPU tensors' pointers.
+      const kir::CudaRows call =
+          codegen::cuda_call_row_class(k, codegen::cuda_row_layout(k), codegen::make_cuda_args(k, *args), kMultiprocessors);
+      if (k.cuda_rows != kir::CudaRows::All && call != k.cuda_rows)
+        log.errors.push_back(k.name + " holds " + kir::cuda_rows_name(k.cuda_rows) + " rows, launched for " +
+                             kir::cuda_rows_name(call));
       interpret_kernel(k, *args);
     });
   return m;
@@ -79,43 +92,22 @@ NativeModule compile_for_both_archs(const std::vector<kir::Kernel>& kernels, con
 
 // gbc's region compiler for device cuda, on CPU tensors: the plan and the kernel region options
 // are the CUDA runner's (cuda_kernel_runner.cpp), only the module compiler differs.
-class CudaPlanOnCpu : public RegionCompiler {
- public:
-  explicit CudaPlanOnCpu(CompileLog& log) : log_(log) {}
-
-  std::unique_ptr<RegionExecutable> compile(const Graph& region, CompileContext& ctx) override {
-    BackendOptions cuda = ctx.options;
-    cuda.device = "cuda";
-    CompileContext cuda_ctx{cuda, ctx.stats, ctx.label};
+std::unique_ptr<RegionCompiler> cuda_plan_on_cpu(CompileLog& log) {
+  return std::make_unique<testing::CudaPlanOnCpu>([&log](const CompileContext&) {
     KernelRegionOptions o;
-    o.label = ctx.label;
-    CompileLog& log = log_;
     o.native = [&log](const std::vector<kir::Kernel>& kernels, const std::string& module) {
       return compile_for_both_archs(kernels, module, log);
     };
-    std::unique_ptr<RegionExecutable> exe = make_kernel_region(region, cuda_ctx, o);
-    ctx.fusion_groups += cuda_ctx.fusion_groups;
-    ctx.extern_calls += cuda_ctx.extern_calls;
-    return exe;
-  }
-
- private:
-  CompileLog& log_;
-};
+    o.refine_variant = cuda_refine_variant(kMultiprocessors);
+    return o;
+  });
+}
 
 // gbc's region compiler for device cuda with the CUDA runner itself, on CPU tensors: only usable
 // where the driver is missing, so that no module loads and every kernel falls back.
-class CudaRunnerOnCpu : public RegionCompiler {
- public:
-  std::unique_ptr<RegionExecutable> compile(const Graph& region, CompileContext& ctx) override {
-    BackendOptions cuda = ctx.options;
-    cuda.device = "cuda";
-    CompileContext cuda_ctx{cuda, ctx.stats, ctx.label};
-    std::unique_ptr<RegionExecutable> exe = make_kernel_region(region, cuda_ctx, cuda_kernel_region_options(cuda_ctx));
-    ctx.fusion_groups += cuda_ctx.fusion_groups;
-    return exe;
-  }
-};
+std::unique_ptr<RegionCompiler> cuda_runner_on_cpu() {
+  return std::make_unique<testing::CudaPlanOnCpu>(cuda_kernel_region_options);
+}
 
 std::vector<std::string> corpus_models() {
   std::vector<std::string> out;
@@ -177,7 +169,7 @@ TEST_P(CudaCorpusTest, KernelsCompileForSm80AndSm90BeforeTheirFirstLaunch) {
   opt.max_shrink_tries = 0;
   opt.backends = {"gbc-cuda-plan"};
   opt.extra_backends.push_back({"gbc-cuda-plan", "gbc's CUDA plan and compile path, kernels interpreted on the CPU",
-                                [&log] { return std::make_unique<GraphRuntime>("gbc-cuda-plan", std::make_unique<CudaPlanOnCpu>(log)); }});
+                                [&log] { return std::make_unique<GraphRuntime>("gbc-cuda-plan", cuda_plan_on_cpu(log)); }});
   const CheckReport report = run_check(model, opt);
 
   for (const std::string& e : log.errors) ADD_FAILURE() << GetParam() << ": " << e;
@@ -214,7 +206,7 @@ outputs: [t]
   Model model = load_model_text(text, "two_kernels.yaml");
   CompileLog log;
   BackendOptions bo;
-  GraphRuntime runtime("gbc-cuda-plan", std::make_unique<CudaPlanOnCpu>(log));
+  GraphRuntime runtime("gbc-cuda-plan", cuda_plan_on_cpu(log));
   runtime.prepare(model.graph, bo);
   at::Tensor x = at::randn({8, 16});
   runtime.run({x});
@@ -242,7 +234,7 @@ graph:
 outputs: [b]
 )",
                                 "chain.yaml");
-  GraphRuntime runtime("gbc-cuda-runner", std::make_unique<CudaRunnerOnCpu>());
+  GraphRuntime runtime("gbc-cuda-runner", cuda_runner_on_cpu());
   runtime.prepare(model.graph, BackendOptions{});
   at::Tensor x = at::randn({16});
   std::vector<at::Tensor> out = runtime.run({x});

@@ -292,6 +292,51 @@ TEST_F(CudaEmulation, FewLongRowsSplitAcrossBlocks) {
   EXPECT_TRUE(floats_close(many.emulated[0], many.interpreted[0], 1e-4, 1e-6));
 }
 
+// Kernels of one row class (kir::Kernel::cuda_rows, what the runtime compiles on CUDA) compute
+// what the interpreter computes for calls of their class, under cuda_launch_shape's launch: short
+// and cached rows, long rows (vector), odd-length or misaligned rows (scalar), and few long rows
+// (split); each call's class is the one cuda_call_row_class tells, as the launcher checks.
+TEST(CudaEmulationRowClasses, EachClassKernelMatchesTheInterpreter) {
+  using R = kir::CudaRows;
+  std::vector<kir::Kernel> kernels;
+  for (const R rows : {R::Scalar, R::Vector, R::Cached}) kernels.push_back(testing::of_row_class(testing::softmax_kernel(), rows));
+  for (const R rows : {R::Scalar, R::Vector, R::Cached, R::SplitScalar, R::SplitVector})
+    kernels.push_back(testing::of_row_class(testing::mean_kernel(), rows));
+  const EmulatedModule m = build(kernels);
+  ASSERT_NE(m.launch, nullptr);
+  struct Case {
+    bool softmax;
+    int64_t outer, inner;
+    size_t offset;
+    int sms;
+    R rows;  // the class the call must take
+  };
+  const std::vector<Case> cases = {
+      {true, 6, 16, 0, 132, R::Cached},        {true, 3, 1000, 0, 132, R::Cached},  {true, 2, 9000, 0, 132, R::Cached},
+      {true, 2, 20000, 0, 132, R::Vector},     {true, 3, 1001, 0, 132, R::Scalar},  {true, 3, 1000, 1, 132, R::Scalar},
+      {true, 2, 20000, 1, 132, R::Scalar},     {false, 4, 1000, 0, 132, R::Cached}, {false, 2, 20000, 0, 2, R::Vector},
+      {false, 4, 1001, 0, 132, R::Scalar},     {false, 1, 20000, 0, 2, R::SplitVector},
+      {false, 3, 20000, 0, 8, R::SplitVector}, {false, 1, 20001, 0, 2, R::SplitScalar},
+      {false, 2, 17000, 1, 4, R::SplitScalar}, {false, 1, 16384, 0, 2, R::SplitVector}};
+  for (const Case& c : cases) {
+    const kir::Kernel base = c.softmax ? testing::softmax_kernel() : testing::mean_kernel();
+    SCOPED_TRACE(base.name + " outer " + std::to_string(c.outer) + " inner " + std::to_string(c.inner) + " offset " +
+                 std::to_string(c.offset) + " sms " + std::to_string(c.sms));
+    HostArgs h = c.softmax ? softmax_args(c.outer, c.inner, c.offset) : mean_args(c.outer, c.inner, c.offset);
+    const kir::CudaRows rows = codegen::cuda_call_row_class(base, codegen::cuda_row_layout(base),
+                                                            codegen::make_cuda_args(base, h.args(0, c.outer, c.inner)), c.sms);
+    EXPECT_EQ(kir::cuda_rows_name(rows), std::string(kir::cuda_rows_name(c.rows)));
+    const kir::Kernel k = testing::of_row_class(base, rows);
+    Launched out = run_both(m, k, h, 0, c.outer, c.inner, c.sms, 2);
+    EXPECT_EQ(out.shape.splits > 1, rows == R::SplitScalar || rows == R::SplitVector);
+    // Softmax's outputs are offset as its input; the interpreter folds in another order.
+    const size_t skip = c.softmax ? 4 * c.offset : 0;
+    std::vector<unsigned char> got(out.emulated[0].begin() + skip, out.emulated[0].end());
+    std::vector<unsigned char> want(out.interpreted[0].begin() + skip, out.interpreted[0].end());
+    EXPECT_TRUE(floats_close(got, want, 1e-4, 1e-6));
+  }
+}
+
 std::vector<float> as_floats(const std::vector<unsigned char>& bytes, DType dtype) {
   std::vector<float> out;
   if (dtype == DType::Float32) {
