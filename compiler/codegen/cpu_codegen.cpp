@@ -10,6 +10,7 @@
 #include "compiler/codegen/reused_values.h"
 #include "compiler/codegen/translation_unit.h"
 #include "compiler/ir/diagnostics.h"
+#include "compiler/kernel/value_bounds.h"
 
 namespace gbc::codegen {
 namespace {
@@ -249,6 +250,12 @@ class CpuKernelWriter {
   // Costly ops the CPU prelude computes in two steps, gbc_<op>_exp and gbc_<op>_finish
   // (kernel_prelude.h): in staged loops each step is a pass.
   static bool two_steps(const kir::Expr& e) { return e.op == "tanh" || e.op == "sigmoid" || e.op == "silu"; }
+  // Whether a two-step op's operand is small enough for its exp step without range handling
+  // (gbc_<op>_exp_bounded, kernel_prelude.h): sigmoid(tanh(x)), silu of a clamp, ...
+  static bool exp_step_bounded(const kir::Expr& e) {
+    const double bound = kir::abs_bound(*e.args.at(0));
+    return bound <= (e.op == "tanh" ? 44.0 : 87.0);
+  }
   static size_t step_count(const std::vector<kir::ExprPtr>& staged) {
     size_t steps = 0;
     for (const kir::ExprPtr& e : staged) steps += two_steps(*e) ? 2 : 1;
@@ -296,7 +303,7 @@ class CpuKernelWriter {
       GBC_INTERNAL_ASSERT(x->dtype == DType::Float32, "codegen: " + e->op + " of " + k_.name + " has a " +
                                                           std::string(dtype_name(x->dtype)) + " operand; block arrays hold float32");
       const std::string xv = em_.value(e->args[0], *pass);
-      const std::string exp = keep(pass, "gbc_" + e->op + "_exp(" + xv + ")");
+      const std::string exp = keep(pass, "gbc_" + e->op + (exp_step_bounded(*e) ? "_exp_bounded(" : "_exp(") + xv + ")");
       std::string x_kept;
       for (const auto& [value, array] : kept)
         if (value == x) x_kept = array + "[k]";

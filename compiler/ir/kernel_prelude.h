@@ -438,6 +438,13 @@ GBC_FN float gbc_sigmoid_finish(float x, float e) {
 }
 GBC_FN float gbc_silu_exp(float x) { return gbc_exp(-x); }
 GBC_FN float gbc_silu_finish(float x, float e) { return x / (1.0f + e); }
+/* The exp steps for operands the code generator knows to be small (kir::abs_bound; tanh's at most
+ * 44, sigmoid's and silu's at most 87 in magnitude, NaN aside): the exp's argument stays where
+ * gbc_exp_normal equals gbc_exp, so the range handling goes. Equal results, fewer instructions
+ * (sigmoid of a tanh: 34 -> 22 AVX2 instructions per 8 elements). */
+GBC_FN float gbc_tanh_exp_bounded(float x) { return gbc_exp_normal(2.0f * GBC_MATH(fabs)(x)); }
+GBC_FN float gbc_sigmoid_exp_bounded(float x) { return gbc_exp_normal(-GBC_MATH(fabs)(x)); }
+GBC_FN float gbc_silu_exp_bounded(float x) { return gbc_exp_normal(-x); }
 #endif
 
 GBC_FN float gbc_tanh(float x) {

@@ -149,6 +149,28 @@ kir::Kernel sigmoid_norm_kernel() {
   return k;
 }
 
+// Two-step ops of clamped operands: y = tanh(clamp(x, -44, 44)), z = sigmoid(c) + silu(c) with
+// c = clamp(x, -87, 87): each exp step takes its variant without range handling (value_bounds.h).
+kir::Kernel clamped_steps_kernel() {
+  kir::Kernel k;
+  k.name = "clamped_steps";
+  k.buffers = {testing::buffer("x", DType::Float32, false), testing::buffer("y", DType::Float32, true),
+               testing::buffer("z", DType::Float32, true)};
+  using kir::op;
+  auto clamp = [](kir::ExprPtr v, double limit) {
+    auto e = std::make_shared<kir::Expr>(*op("clamp", DType::Float32, {std::move(v)}));
+    e->has_min = e->has_max = true;
+    e->min = -limit;
+    e->max = limit;
+    return kir::ExprPtr(e);
+  };
+  auto x = kir::load(0, DType::Float32);
+  auto c = clamp(x, 87.0);
+  k.stores = {{1, op("tanh", DType::Float32, {clamp(x, 44.0)})},
+              {2, op("add", DType::Float32, {op("sigmoid", DType::Float32, {c}), op("silu", DType::Float32, {c})})}};
+  return k;
+}
+
 class CpuCodegenTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -164,6 +186,7 @@ class CpuCodegenTest : public ::testing::Test {
                 testing::argmax_kernel(DType::Int16),
                 testing::int_reduce_kernel(),
                 staged_chain_kernel(),
+                clamped_steps_kernel(),
                 sigmoid_norm_kernel(),
                 testing::per_row_inputs_kernel()};
     std::vector<GbcKernelFn> fns = compile_all(kernels_, "cpu_codegen_test");
@@ -280,6 +303,32 @@ TEST_F(CpuCodegenTest, Int8ArithmeticWrapsAsInterpreter) {
 
 // Special values and the range edges of tanh's limited exp (|2x| > 88), sigmoid's and silu's
 // subnormal results, blocks of GBC_BLOCK and a partial one: bit for bit the interpreter's.
+// An exp step whose operand the ops bound (sigmoid of a tanh, silu of a sigmoid, tanh of a clamp)
+// drops its range handling; bit for bit the interpreter's, also at the edges of the bounds.
+TEST_F(CpuCodegenTest, BoundedOperandsTakeTheExpStepWithoutRangeHandling) {
+  auto contains = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
+  const std::string chain = codegen::generate_cpu_kernel(staged_chain_kernel());
+  EXPECT_TRUE(contains(chain, "gbc_sigmoid_exp_bounded(")) << "sigmoid of a tanh";
+  EXPECT_TRUE(contains(chain, "gbc_silu_exp_bounded(")) << "silu of a sigmoid";
+  EXPECT_TRUE(contains(chain, "gbc_tanh_exp(")) << "tanh of x * 1.5 + y: unbounded";
+  EXPECT_FALSE(contains(chain, "gbc_tanh_exp_bounded("));
+  const std::string clamped = codegen::generate_cpu_kernel(clamped_steps_kernel());
+  for (const char* step : {"gbc_tanh_exp_bounded(", "gbc_sigmoid_exp_bounded(", "gbc_silu_exp_bounded("})
+    EXPECT_TRUE(contains(clamped, step)) << step;
+
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> special = {0.0f, -0.0f, 1e-30f, 43.99f, 44.0f, -44.0f, 50.0f, 86.9f, 87.0f, -87.0f, -100.0f,
+                                      inf, -inf, std::numeric_limits<float>::quiet_NaN()};
+  const int64_t n = 300;
+  HostArgs h;
+  for (int b = 0; b < 3; ++b) h.add(DType::Float32, static_cast<size_t>(n));
+  fill_random(h.data<float>(0), static_cast<size_t>(n), 31, -120.0f, 120.0f);
+  std::copy(special.begin(), special.end(), h.data<float>(0));
+  Outputs out = run_both(kernel("clamped_steps"), fn("clamped_steps"), h, n, 0, 0);
+  EXPECT_EQ(out.compiled[0], out.interpreted[0]);
+  EXPECT_EQ(out.compiled[1], out.interpreted[1]);
+}
+
 TEST_F(CpuCodegenTest, StagedLoopsMatchInterpreter) {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> special = {0.0f, -0.0f, 1e-30f, -1e-30f, 0.3f, -0.6249f, 0.625f, 43.9f, 44.1f, -44.1f, 60.0f,
