@@ -5,6 +5,7 @@
 
 #include "compiler/codegen/cpu_codegen.h"
 #include "compiler/codegen/cpu_compiler.h"
+#include "compiler/codegen/cpu_kernel_cache.h"
 #include "compiler/runtime/cuda_kernel_runner.h"
 #include "compiler/runtime/graph_runtime.h"
 #include "compiler/runtime/kernel_region.h"
@@ -17,12 +18,18 @@ namespace {
 
 NativeModule compile_module(const std::vector<kir::Kernel>& kernels, const std::string& module,
                             const codegen::CpuCompileOptions& options) {
-  std::string source = codegen::generate_cpu_source(kernels, module);
+  const bool traced = trace::enabled();
+  // The whole module's source, as check generates it, for the log and the trace; only the kernels
+  // the per-kernel cache lacks are compiled (cpu_kernel_cache.h).
+  const std::string source = traced || log::channel_enabled(log::Channel::output_code)
+                                 ? codegen::generate_cpu_source(kernels, module)
+                                 : std::string();
   GBC_LOG_CHANNEL(output_code) << module << ": generated source\n" << source;
   std::vector<std::string> names;
   names.reserve(kernels.size());
   for (const kir::Kernel& k : kernels) names.push_back(k.name);
-  codegen::CpuCompileResult r = codegen::compile_cpu(source, names, options);
+  codegen::CpuKernelsBuild build = codegen::compile_cpu_kernels(kernels, module, options);
+  const codegen::CpuCompileResult& r = build.result;
   NativeModule m;
   m.ok = r.ok;
   m.functions.assign(r.kernels.begin(), r.kernels.end());
@@ -31,11 +38,15 @@ NativeModule compile_module(const std::vector<kir::Kernel>& kernels, const std::
     m.error = first_error_line(r.log);
     GBC_LOG_CHANNEL(kernels) << module << ": compile failed\n" << r.log;
   } else {
-    GBC_LOG_CHANNEL(kernels) << module << ": " << (r.cache_hit ? "loaded from cache " : "compiled into ")
-                             << r.library_path << " in " << r.compile_ms << " ms";
+    GBC_LOG_CHANNEL(kernels) << module << ": " << build.kernels_from_cache << " of " << kernels.size()
+                             << " kernels from the kernel cache"
+                             << (r.library_path.empty() ? "" : (r.cache_hit ? ", the rest loaded from " : ", the rest compiled into ") + r.library_path)
+                             << " in " << r.compile_ms << " ms";
   }
-  trace::emit("kernel", {{"module", module}, {"device", "cpu"}, {"kernels", names}, {"source", source}, {"ok", r.ok},
-                         {"cache_hit", r.cache_hit}, {"compile_ms", r.compile_ms}, {"error", m.error}});
+  if (traced)
+    trace::emit("kernel", {{"module", module}, {"device", "cpu"}, {"kernels", names}, {"source", source}, {"ok", r.ok},
+                           {"cache_hit", r.cache_hit}, {"kernels_from_cache", build.kernels_from_cache},
+                           {"compile_ms", r.compile_ms}, {"error", m.error}});
   return m;
 }
 

@@ -255,6 +255,20 @@ std::string default_cpu_cache_dir() { return default_cache_dir() + "/cpu"; }
 
 int64_t cpu_compiler_invocations() { return invocations.load(); }
 
+std::string cpu_cache_key(const std::string& text, const CpuCompileOptions& options) {
+  std::vector<std::string> flags = cpu_compile_flags();
+  flags.insert(flags.end(), options.extra_flags.begin(), options.extra_flags.end());
+  return cache_key(text, flags, host_compiler());
+}
+
+bool load_cpu_library(const std::string& path, const std::vector<std::string>& names, CpuCompileResult& result) {
+  return load(path, names, result);
+}
+
+std::string cpu_cache_dir(const CpuCompileOptions& options) {
+  return options.cache_dir.empty() ? default_cpu_cache_dir() : options.cache_dir;
+}
+
 CpuCompileResult compile_cpu(const std::string& source, const std::vector<std::string>& kernel_names,
                              const CpuCompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
@@ -267,7 +281,7 @@ CpuCompileResult compile_cpu(const std::string& source, const std::vector<std::s
   std::vector<std::string> flags = cpu_compile_flags();
   flags.insert(flags.end(), options.extra_flags.begin(), options.extra_flags.end());
   const std::string key = cache_key(source, flags, cxx);
-  const std::string cache_dir = options.cache_dir.empty() ? default_cpu_cache_dir() : options.cache_dir;
+  const std::string cache_dir = cpu_cache_dir(options);
   const std::string entry = cache_dir + "/" + key + ".so";
 
   std::error_code ec;
@@ -344,8 +358,8 @@ std::vector<std::pair<fs::path, uint64_t>> cache_entries(const std::string& dir)
     const std::string name = e.path().filename().string();
     if (!is_hex_key(name)) continue;
     const std::string rest = name.substr(32);
-    const bool entry = rest.empty() || rest == ".so" || rest == ".pch";
-    const bool leftover = rest.rfind(".tmp.", 0) == 0 || rest.rfind(".so.tmp.", 0) == 0;
+    const bool entry = rest.empty() || rest == ".so" || rest == ".pch" || rest == ".kernel";  // .kernel: cpu_kernel_cache.h
+    const bool leftover = rest.rfind(".tmp.", 0) == 0 || rest.rfind(".so.tmp.", 0) == 0 || rest.rfind(".kernel.tmp.", 0) == 0;
     if (!entry && !leftover) continue;
     uint64_t bytes = 0;
     if (e.is_directory(ec)) {

@@ -78,6 +78,15 @@ std::string default_cpu_cache_dir();
 CpuCompileResult compile_cpu(const std::string& source, const std::vector<std::string>& kernel_names,
                              const CpuCompileOptions& options = {});
 
+/// The content hash compile_cpu() keys `text` by under `options`: the text, the flags, the
+/// compiler and the CPU.
+std::string cpu_cache_key(const std::string& text, const CpuCompileOptions& options);
+/// Loads a library compile_cpu() built (never unloaded) and resolves names into result.kernels,
+/// setting result.library_path; false with the reason in result.log.
+bool load_cpu_library(const std::string& path, const std::vector<std::string>& names, CpuCompileResult& result);
+/// options.cache_dir, or default_cpu_cache_dir() when it is empty.
+std::string cpu_cache_dir(const CpuCompileOptions& options);
+
 /// How many modules this process has run the compiler for in compile_cpu() (a cache hit runs
 /// none; building a precompiled header is not counted).
 int64_t cpu_compiler_invocations();
