@@ -34,6 +34,7 @@ class Upcaster {
         infer(n);
       }
       if (n.op == OpId::LayerNorm) center_layer_norm_input(n, out);
+      if (n.op == OpId::Var) center_var_input(n, out);
       out.push_back(std::move(n));
     }
     block.nodes = std::move(out);
@@ -92,6 +93,29 @@ class Upcaster {
     n.args[0] = Arg::of(centered.output());
     out.push_back(std::move(mean));
     out.push_back(std::move(centered));
+    infer(n);
+  }
+
+  // var is shift-invariant too, and ATen's float64 var of equal values leaves a residue (the mean
+  // of nine equal doubles, sum / 9, is not the value itself: 2.2e-31 where the variance is 0),
+  // which a comparison after it (0 < var) turns into a bool difference that blames the compiled
+  // path for being exact. Centered twice on the mean over the reduced dims, equal values become
+  // exactly 0: the first difference x - mean is exact and has few significant bits, so its own
+  // mean is exact.
+  void center_var_input(Node& n, std::vector<Node>& out) {
+    if (n.args.empty() || !n.args[0].is_value()) return;
+    const ValueType& x = g_.type(n.args[0].value);
+    if (!x.is_tensor() || x.dtype != DType::Float64) return;
+    Attrs reduce = {{"keepdim", true}};
+    if (const auto dims = n.attr_int_list("dim")) reduce["dim"] = *dims;
+    const std::string name = g_.name_of(n.args[0].value);
+    for (const char* pass : {".var_centered", ".var_centered2"}) {
+      Node mean = make_node(g_, OpId::Mean, {n.args[0]}, reduce, n.loc, name + pass + "_mean");
+      Node centered = make_node(g_, OpId::Sub, {n.args[0], Arg::of(mean.output())}, {}, n.loc, name + pass);
+      n.args[0] = Arg::of(centered.output());
+      out.push_back(std::move(mean));
+      out.push_back(std::move(centered));
+    }
     infer(n);
   }
 

@@ -12,7 +12,8 @@ namespace gbc {
 /// int / int, int tensor * 2.5): ATen would give float32 there, so their integer operands are
 /// cast to float64 first and the result is float64 too. A layer_norm's input is centered on its
 /// mean over the normalized dims first (the result is the same, without ATen's rounding residue
-/// where it is exactly 0). The graph's value ids are kept; added values come after them.
+/// where it is exactly 0); a var's input is centered twice on its mean over the reduced dims, which
+/// makes a var of equal values exactly 0. The graph's value ids are kept; added values come after them.
 Graph upcast_fp64(const Graph& graph);
 
 }  // namespace gbc

@@ -99,5 +99,40 @@ outputs: [c, r]
   EXPECT_TRUE(at::equal(out[1], at::zeros({6, 1}, at::kDouble))) << out[1];
 }
 
+// Found by the fuzzer (`gbc divergence tolerance [lt]`, seed 5800350): lt(false, var(x)) of nine
+// equal values. gbc's var is exactly 0; eager's float32 var and ATen's float64 var both left a
+// residue, so the reference could not tell eager's rounding from a wrong kernel. The reference's
+// var now sees its input centered twice (the same variance), and gives exactly 0 there.
+TEST(UpcastFp64, VarInputIsCenteredTwiceOnItsMean) {
+  Graph g = graph_of(R"(inputs:
+  x: {shape: [4, 3]}
+graph:
+  - {id: v, op: var, args: [x], dim: [1], correction: 1}
+outputs: [v]
+)");
+  EXPECT_EQ(ir(upcast_fp64(g)), R"(graph t(x: float64[4, 3]) {
+  x.var_centered_mean: float64[4, 1] = mean(x, dim=[1], keepdim=true)
+  x.var_centered: float64[4, 3] = sub(x, x.var_centered_mean)
+  x.var_centered2_mean: float64[4, 1] = mean(x.var_centered, dim=[1], keepdim=true)
+  x.var_centered2: float64[4, 3] = sub(x.var_centered, x.var_centered2_mean)
+  v: float64[4] = var(x.var_centered2, correction=1, dim=[1])
+  return v
+}
+)");
+  Graph equal = graph_of(R"(inputs:
+  x: {shape: [1, 3, 3]}
+graph:
+  - {id: e, op: expm1, args: [x]}
+  - {id: v, op: var, args: [e]}
+  - {id: s, op: var, args: [e], dim: [2], correction: 0}
+outputs: [v, s]
+)");
+  const at::Tensor x = at::full({1, 3, 3}, 1.4142135381698608);
+  ASSERT_GT(at::var(at::expm1(x.to(at::kDouble))).item<double>(), 0.0) << "ATen's own float64 var leaves the residue";
+  const std::vector<at::Tensor> out = run_eager(upcast_fp64(equal), {x.to(at::kDouble)});
+  EXPECT_EQ(out[0].item<double>(), 0.0);
+  EXPECT_TRUE(at::equal(out[1], at::zeros({1, 3}, at::kDouble))) << out[1];
+}
+
 }  // namespace
 }  // namespace gbc
