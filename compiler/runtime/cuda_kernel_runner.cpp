@@ -147,9 +147,11 @@ class CudaLauncher {
 
   // Blocks of `threads` threads resident per multiprocessor, asked of the driver once per size.
   int resident_blocks(unsigned threads) const {
-    for (const auto& [t, blocks] : resident_) if (t == threads) return blocks;
+    for (const auto& [t, blocks] : resident_)
+      if (t == threads) return blocks;
     int blocks = 0;
-    const CUresult r = CudaDriver::get().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, static_cast<int>(threads), 0);
+    const CUresult r =
+        CudaDriver::get().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, static_cast<int>(threads), 0);
     blocks = r == CUDA_SUCCESS && blocks > 0 ? blocks : 1;
     resident_.emplace_back(threads, blocks);
     return blocks;
