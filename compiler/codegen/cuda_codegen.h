@@ -18,9 +18,11 @@
 //     every stage and the stores read (one pass over memory instead of one per stage), and stores
 //     Contiguous outputs with vector accesses. Many elements per thread keep blocks small (256
 //     threads for a row of 8192 floats), so several rows are resident per multiprocessor and one
-//     row's loads overlap another's folds and stores;
+//     row's loads overlap another's folds and stores. A costly value that a later pass reads
+//     again (softmax's exp(x - max)) is computed once and kept in the registers of a cached input
+//     no later pass reads (reused_values.h);
 //   * Vector: longer rows, aligned: each stage reads V consecutive elements per vector access,
-//     four accesses in flight per thread (the loop is unrolled);
+//     four accesses in flight per thread (the loop is unrolled; cuda_tuning.h overrides it);
 //   * Scalar: anything else: element by element.
 //   Few long rows of a one-stage reduction (a sum of a whole tensor) are split: cuda_launch_shape
 //   gives each row `splits` blocks, each folds its part (vector or scalar, as above) into a
