@@ -6,6 +6,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "compiler/aten/eager_executor.h"
 #include "tests/passes/pass_test_util.h"
 
@@ -46,7 +48,8 @@ outputs: [h, e, q, s, wh, t, xi, ik]
   n: int64[3] = full(shape=[3], value=2)
   xf: float64[B, 3] = to(x, dtype=float64)
   xi: int16[B, 3] = to(x, dtype=int16)
-  wx: float64[3, 2] = to(w, dtype=float64)
+  wx.float16: float16[3, 2] = to(w, dtype=float16)
+  wx: float64[3, 2] = to(wx.float16, dtype=float64)
   h: float64[B, 2] = matmul(x, wx)
   i.f64: float64[B, 3] = to(i, dtype=float64)
   e: float64[B, 3] = exp(i.f64)
@@ -97,6 +100,35 @@ outputs: [c, r]
   const std::vector<at::Tensor> out = run_eager(upcast_fp64(one), {x.to(at::kDouble)});
   EXPECT_TRUE(at::equal(out[0], at::zeros({6, 1}, at::kDouble))) << out[0];
   EXPECT_TRUE(at::equal(out[1], at::zeros({6, 1}, at::kDouble))) << out[1];
+}
+
+// Found by the fuzzer (`gbc divergence fp64,tolerance [logsumexp,to]`, seed 6200789): a cast to
+// bfloat16 rounds in eager and in gbc, and the reference skipped it: logsumexp of five bfloat16
+// -1.609375 is 6.3e-5 (gbc's), but the reference's -3.0e-8 came from the unrounded float32
+// -1.6094379, near eager's bfloat16 arithmetic's 0, and gbc failed the fp64 oracle. Casts to (and
+// `full` of) float16 and bfloat16 now round in the reference too, then widen.
+TEST(UpcastFp64, CastsToHalfFloatsRoundThenWiden) {
+  Graph g = graph_of(R"(inputs:
+  x: {shape: [1, 5, 1]}
+graph:
+  - {id: h, op: to, args: [x], dtype: bfloat16}
+  - {id: l, op: logsumexp, args: [h]}
+  - {id: c, op: full, shape: [2], value: 0.1, dtype: float16}
+outputs: [l, c]
+)");
+  EXPECT_EQ(ir(upcast_fp64(g)), R"(graph t(x: float64[1, 5, 1]) {
+  h.bfloat16: bfloat16[1, 5, 1] = to(x, dtype=bfloat16)
+  h: float64[1, 5, 1] = to(h.bfloat16, dtype=float64)
+  l: float64[] = logsumexp(h)
+  c.float16: float16[2] = full(dtype=float16, shape=[2], value=0.10000000000000001)
+  c: float64[2] = to(c.float16, dtype=float64)
+  return l, c
+}
+)");
+  const at::Tensor x = at::full({1, 5, 1}, -1.6094379425048828, at::kFloat);
+  const std::vector<at::Tensor> out = run_eager(upcast_fp64(g), {x.to(at::kDouble)});
+  EXPECT_NEAR(out[0].item<double>(), -1.609375 + std::log(5.0), 1e-15) << "the bfloat16 value's logsumexp";
+  EXPECT_EQ(out[1][0].item<double>(), 0.0999755859375) << "0.1 in float16";
 }
 
 // Found by the fuzzer (`gbc divergence tolerance [lt]`, seed 5800350): lt(false, var(x)) of nine
