@@ -25,9 +25,6 @@ NativeModule compile_module(const std::vector<kir::Kernel>& kernels, const std::
                                  ? codegen::generate_cpu_source(kernels, module)
                                  : std::string();
   GBC_LOG_CHANNEL(output_code) << module << ": generated source\n" << source;
-  std::vector<std::string> names;
-  names.reserve(kernels.size());
-  for (const kir::Kernel& k : kernels) names.push_back(k.name);
   codegen::CpuKernelsBuild build = codegen::compile_cpu_kernels(kernels, module, options);
   const codegen::CpuCompileResult& r = build.result;
   NativeModule m;
@@ -43,10 +40,13 @@ NativeModule compile_module(const std::vector<kir::Kernel>& kernels, const std::
                              << (r.library_path.empty() ? "" : (r.cache_hit ? ", the rest loaded from " : ", the rest compiled into ") + r.library_path)
                              << " in " << r.compile_ms << " ms";
   }
-  if (traced)
+  if (traced) {
+    std::vector<std::string> names;
+    for (const kir::Kernel& k : kernels) names.push_back(k.name);
     trace::emit("kernel", {{"module", module}, {"device", "cpu"}, {"kernels", names}, {"source", source}, {"ok", r.ok},
                            {"cache_hit", r.cache_hit}, {"kernels_from_cache", build.kernels_from_cache},
                            {"compile_ms", r.compile_ms}, {"error", m.error}});
+  }
   return m;
 }
 

@@ -255,10 +255,19 @@ std::string default_cpu_cache_dir() { return default_cache_dir() + "/cpu"; }
 
 int64_t cpu_compiler_invocations() { return invocations.load(); }
 
-std::string cpu_cache_key(const std::string& text, const CpuCompileOptions& options) {
+namespace {
+
+// cpu_compile_flags() and the options' extra flags: what a build runs with and is keyed by.
+std::vector<std::string> build_flags(const CpuCompileOptions& options) {
   std::vector<std::string> flags = cpu_compile_flags();
   flags.insert(flags.end(), options.extra_flags.begin(), options.extra_flags.end());
-  return cache_key(text, flags, host_compiler());
+  return flags;
+}
+
+}  // namespace
+
+std::string cpu_cache_key(const std::string& text, const CpuCompileOptions& options) {
+  return cache_key(text, build_flags(options), host_compiler());
 }
 
 bool load_cpu_library(const std::string& path, const std::vector<std::string>& names, CpuCompileResult& result) {
@@ -278,8 +287,7 @@ CpuCompileResult compile_cpu(const std::string& source, const std::vector<std::s
     result.log = cxx.unavailable_reason;
     return result;
   }
-  std::vector<std::string> flags = cpu_compile_flags();
-  flags.insert(flags.end(), options.extra_flags.begin(), options.extra_flags.end());
+  const std::vector<std::string> flags = build_flags(options);
   const std::string key = cache_key(source, flags, cxx);
   const std::string cache_dir = cpu_cache_dir(options);
   const std::string entry = cache_dir + "/" + key + ".so";

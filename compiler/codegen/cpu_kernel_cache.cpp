@@ -73,10 +73,13 @@ std::string cpu_kernel_key(const kir::Kernel& kernel, const CpuCompileOptions& o
 CpuKernelsBuild compile_cpu_kernels(const std::vector<kir::Kernel>& kernels, const std::string& module,
                                     const CpuCompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  auto elapsed_ms = [&start] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
   CpuKernelsBuild build;
-  std::vector<std::string> names;
-  for (const kir::Kernel& k : kernels) names.push_back(k.name);
   if (!options.use_cache) {
+    std::vector<std::string> names;
+    for (const kir::Kernel& k : kernels) names.push_back(k.name);
     build.compiled_source = generate_cpu_source(kernels, module);
     build.result = compile_cpu(build.compiled_source, names, options);
     return build;
@@ -113,7 +116,7 @@ CpuKernelsBuild compile_cpu_kernels(const std::vector<kir::Kernel>& kernels, con
     build.compiled_source = generate_cpu_source(batch, module);
     CpuCompileResult compiled = compile_cpu(build.compiled_source, batch_names, options);
     if (!compiled.ok) {
-      compiled.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      compiled.compile_ms = elapsed_ms();
       build.result = std::move(compiled);
       return build;
     }
@@ -134,7 +137,7 @@ CpuKernelsBuild compile_cpu_kernels(const std::vector<kir::Kernel>& kernels, con
     if (!functions[i]) functions[i] = functions[first_with_key.at(keys[i])];
   build.result.kernels = std::move(functions);
   build.result.ok = true;
-  build.result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  build.result.compile_ms = elapsed_ms();
   return build;
 }
 

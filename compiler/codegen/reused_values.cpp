@@ -30,10 +30,10 @@ std::vector<ReusedValue> values_read_by_later_passes(const kir::Kernel& kernel, 
     for (size_t j = k + 1; j < kernel.stages.size(); ++j) collect(kernel.stages[j].value, later);
     for (const kir::Store& st : kernel.stores)
       if (kernel.buffers.at(static_cast<size_t>(st.buffer)).level == kir::Level::Full) collect(st.value, later);
-    std::vector<kir::ExprPtr> todo = {kernel.stages[k].value};
-    while (!todo.empty()) {
-      kir::ExprPtr e = todo.back();
-      todo.pop_back();
+    std::vector<kir::ExprPtr> worklist = {kernel.stages[k].value};
+    while (!worklist.empty()) {
+      kir::ExprPtr e = worklist.back();
+      worklist.pop_back();
       if (e->kind != kir::ExprKind::Op && e->kind != kir::ExprKind::Cast) continue;
       if (em.depth(e) < Scope::Element || taken.count(e.get())) continue;
       if (later.count(e.get()) && costly(*e)) {
@@ -41,7 +41,7 @@ std::vector<ReusedValue> values_read_by_later_passes(const kir::Kernel& kernel, 
         out.push_back({e, k});
         continue;
       }
-      todo.insert(todo.end(), e->args.begin(), e->args.end());
+      worklist.insert(worklist.end(), e->args.begin(), e->args.end());
     }
   }
   return out;

@@ -118,11 +118,7 @@ class Upcaster {
     std::vector<int64_t> dims;
     for (size_t i = normalized->size(); i > 0; --i) dims.push_back(-static_cast<int64_t>(i));
     const std::string name = g_.name_of(n.args[0].value);
-    Node mean = make_node(g_, OpId::Mean, {n.args[0]}, {{"dim", dims}, {"keepdim", true}}, n.loc, name + ".ln_mean");
-    Node centered = make_node(g_, OpId::Sub, {n.args[0], Arg::of(mean.output())}, {}, n.loc, name + ".ln_centered");
-    n.args[0] = Arg::of(centered.output());
-    out.push_back(std::move(mean));
-    out.push_back(std::move(centered));
+    center_first_arg(n, {{"dim", dims}, {"keepdim", true}}, name + ".ln_mean", name + ".ln_centered", out);
     infer(n);
   }
 
@@ -139,14 +135,20 @@ class Upcaster {
     Attrs reduce = {{"keepdim", true}};
     if (const auto dims = n.attr_int_list("dim")) reduce["dim"] = *dims;
     const std::string name = g_.name_of(n.args[0].value);
-    for (const char* pass : {".var_centered", ".var_centered2"}) {
-      Node mean = make_node(g_, OpId::Mean, {n.args[0]}, reduce, n.loc, name + pass + "_mean");
-      Node centered = make_node(g_, OpId::Sub, {n.args[0], Arg::of(mean.output())}, {}, n.loc, name + pass);
-      n.args[0] = Arg::of(centered.output());
-      out.push_back(std::move(mean));
-      out.push_back(std::move(centered));
-    }
+    for (const char* pass : {".var_centered", ".var_centered2"})
+      center_first_arg(n, reduce, name + pass + "_mean", name + pass, out);
     infer(n);
+  }
+
+  // n's first operand minus its mean (a `mean` with `reduce`'s dims and keepdim), both new values
+  // named as given and emitted into out before n.
+  void center_first_arg(Node& n, const Attrs& reduce, const std::string& mean_name, const std::string& centered_name,
+                        std::vector<Node>& out) {
+    Node mean = make_node(g_, OpId::Mean, {n.args[0]}, reduce, n.loc, mean_name);
+    Node centered = make_node(g_, OpId::Sub, {n.args[0], Arg::of(mean.output())}, {}, n.loc, centered_name);
+    n.args[0] = Arg::of(centered.output());
+    out.push_back(std::move(mean));
+    out.push_back(std::move(centered));
   }
 
   Graph& g_;
