@@ -449,6 +449,10 @@ class CpuKernelWriter {
 
     std::string body = (index == 0 ? prefetch_next_row(in + "  ") : "") + in + "  const int64_t mv = m / " + lanes_ + " * " +
                        lanes_ + ";\n" + block_fill;
+    // Not unrolled: -fpeel-loops must peel the lane loop inside (its accumulators then stay in
+    // registers), but it also peeled this one completely, GBC_BLOCK / lanes copies of the vector
+    // body, since its trip count is bounded: up to 10x the compile time of a kernel, and no faster.
+    body += in + "  #pragma GCC unroll 1\n";
     body += in + "  for (int64_t k0 = 0; k0 < mv; k0 += " + lanes_ + ") {\n";
     body += in + "    #pragma omp simd\n" + in + "    for (int l = 0; l < " + lanes_ + "; ++l) {\n" + vec.code() + in + "    }\n";
     body += in + "  }\n";

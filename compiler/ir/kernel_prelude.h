@@ -527,7 +527,22 @@ GBC_FN double gbc_hardsigmoid(double x) { return gbc_minimum(gbc_maximum(x + 3.0
 GBC_FN float gbc_hardswish(float x) { return x * gbc_minimum(gbc_maximum(x + 3.0f, 0.0f), 6.0f) / 6.0f; }
 GBC_FN double gbc_hardswish(double x) { return x * gbc_minimum(gbc_maximum(x + 3.0, 0.0), 6.0) / 6.0; }
 GBC_FN float gbc_gelu_tanh(float x) {
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
   return 0.5f * x * (1.0f + gbc_tanh(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
+#else
+  /* 0.5 x (1 + tanh(u)) = x / (1 + e^(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3) as ATen rounds it
+   * (-2u is -2 sqrt(2/pi) times the sum, exactly twice ATen's rounded u): one exp and one
+   * division, where tanh's exp, division and small-|u| polynomial, then 1 + t, cost a tenth more
+   * of the bias + gelu + residual + layer_norm kernel (docs/performance.md). e^(-2u) is taken
+   * between e^-87 (1 + e rounds to 1: the result is x) and e^20, so the exp needs no range
+   * handling. Above 2^25 (|u| > 8.6643397, Sleef's cutoff) ATen's float tanh(u) is -1 and its
+   * result is x * 0: so is this one, and a discrete op after a gelu (eq 0, sign) sees eager's
+   * zeros, not values of 1e-28. */
+  const float s = x + 0.044715f * (x * x * x);
+  const float a = s * -1.5957691216057308f;
+  const float e = gbc_exp_normal(a < -87.0f ? -87.0f : (a > 20.0f ? 20.0f : a));
+  return e > 33554432.0f ? x * 0.0f : x / (1.0f + e);
+#endif
 }
 GBC_FN double gbc_gelu_tanh(double x) {
   return 0.5 * x * (1.0 + GBC_MATH(tanh)(GBC_OPAQUE(0.79788456080286535588 * (x + 0.044715 * x * x * x))));

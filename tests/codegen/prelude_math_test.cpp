@@ -14,9 +14,11 @@
 #include <c10/util/Half.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -224,6 +226,59 @@ TEST(PreludeMath, ErfAndGeluAgreeWithATenOverADenseSweep) {
     expect_close("gelu", x[i], gbc_gelu(x[i]), want, std::fabs(x[i]) * 0x1p-22);
   }
   EXPECT_EQ(failures, 0);
+}
+
+// The tanh gelu, x / (1 + e^(-2u)) (kernel_prelude.h), against ATen's float32 0.5 x (1 + tanh(u))
+// over the same dense sweep, and against ATen in float64. ATen's 1 + tanh(u) cancels for negative
+// x, to an absolute error of 2^-25 (tanh's half ulp near -1), so its result is off by up to
+// |x| 2^-25; the prelude's error is that of e^(-2u) for a rounded u: |2u| 2^-24 relative, at most
+// 20 ulp where e^(-2u) is near 2^25 and far less elsewhere. Where ATen's tanh(u) is -1 (Sleef's
+// tanhf: |u| > 8.6643397, e^(-2u) > 2^25) its result is x * 0, and so is the prelude's (signed
+// zeros included), but for the few floats next to that point, where the two round apart.
+TEST(PreludeMath, GeluTanhAgreesWithATenZerosIncluded) {
+  std::vector<float> x;
+  for (uint64_t u = 0; u <= 0xffffffffu; u += 1021) x.push_back(gbc_bits_f32(static_cast<uint32_t>(u)));
+  for (float v = -6.0f; v < -4.5f; v = std::nextafter(v, 0.0f) + 1e-6f) x.push_back(v);  // the saturation point
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float v : {inf, -inf, std::numeric_limits<float>::quiet_NaN(), 0.0f, -0.0f, FLT_MAX, -FLT_MAX}) x.push_back(v);
+  const at::Tensor t = at::from_blob(x.data(), {static_cast<int64_t>(x.size())}, at::kFloat);
+  const at::Tensor want = at::gelu(t, "tanh").contiguous();
+  const at::Tensor want64 = at::gelu(t.to(at::kDouble), "tanh").contiguous();
+  int64_t failures = 0, zeros = 0, zeros_apart = 0;
+  double worst_ulps = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float v = x[i], got = gbc_gelu_tanh(v);
+    const float w = want.data_ptr<float>()[i];
+    const double w64 = want64.data_ptr<double>()[i];
+    auto fail = [&](const char* what) {
+      if (++failures <= 10) ADD_FAILURE() << "gelu_tanh(" << v << ") = " << got << ", ATen " << w << " (float64 " << w64 << "): " << what;
+    };
+    if (std::isnan(w64) || std::isinf(w64)) {  // LibTorch 2.x's float kernel is NaN at +inf: float64 decides
+      if (!(got == w64 || (std::isnan(got) && std::isnan(w64)))) fail("special value");
+      continue;
+    }
+    if (w == 0.0f) {
+      ++zeros;
+      const bool at_saturation = v > -5.0614f && v < -5.0613f;
+      if (got != 0.0f || std::signbit(got) != std::signbit(w)) {
+        ++zeros_apart;
+        if (!at_saturation) fail("ATen's zero");
+      }
+      continue;
+    }
+    const double a = std::fabs(2.0 * 0.7978845608028654 * (v + 0.044715 * v * v * v));
+    // The float32 roundings of x^3, the sum and u (each 2^-24 relative) become |2u| times that in
+    // e^(-2u); then the exp, 1 + e and the division.
+    const double rel = (4 * std::min(a, 20.0) + 4) * 0x1p-24;
+    if (std::fabs(got - w64) > rel * std::fabs(w64) + 0x1p-149) fail("far from ATen's float64");
+    if (std::fabs(static_cast<double>(got) - w) > 2 * ulp_at(w) + rel * std::fabs(w64) + std::fabs(v) * 0x1p-24) fail("far from ATen");
+    worst_ulps = std::max(worst_ulps, std::fabs(got - w64) / ulp_at(w64));
+  }
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(zeros, 1000);  // the sweep does reach the saturated tail
+  EXPECT_LT(zeros_apart, 20);
+  std::printf("gelu_tanh: worst %.1f ulp from ATen's float64; %lld of %lld zeros apart at the saturation point\n", worst_ulps,
+              static_cast<long long>(zeros_apart), static_cast<long long>(zeros));
 }
 
 // The branch-free float16 conversions (kernel_prelude.h) give c10::Half's bits: every half widens
