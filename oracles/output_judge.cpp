@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "oracles/cast_rounding.h"
 #include "oracles/eager_outlier.h"
 #include "oracles/error_stats.h"
 #include "oracles/fp64_oracle.h"
@@ -92,7 +93,21 @@ Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, cons
   if (!discrete || !config.oracles.fp64 || !comparable || !reference().defined()) return j;
   const EagerOutlier outlier =
       find_eager_outlier(eager, compiled, *ref, tolerance, {config.fp64_multiplier, config.tol.atol, config.stat});
-  if (!outlier.eager_is_outlier) return j;
+  if (!outlier.eager_is_outlier) {
+    if (floating || !config.fp64_cast_bounds) return j;
+    const auto [down, up] = config.fp64_cast_bounds();
+    const int64_t rounded = cast_rounding_elements(eager, compiled, *ref, down, up);
+    if (rounded <= 0) return j;
+    for (auto& v : j.verdicts)
+      if (!v.pass && v.oracle == oracle_name::kTolerance) v.overruled_by = oracle_name::kFp64;
+    Verdict v;
+    v.oracle = oracle_name::kFp64;
+    v.why = "rounding before an integer cast: at the " + std::to_string(rounded) +
+            " element(s) where eager and the compiled result differ, the compiled result is the float64 reference's "
+            "with the cast's input moved within its float tolerance";
+    j.verdicts.push_back(std::move(v));
+    return j;
+  }
   eagers_own("at the " + std::to_string(outlier.elements) + " element(s) where eager and the compiled result differ" +
              (floating ? " in NaN/Inf" : "") + ", the compiled result is the float64 reference's and eager's is not" +
              (floating ? ", or eager overflowed (the reference is finite)" : ""));

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <set>
 #include <type_traits>
 
 #include "compiler/ir/kernel_prelude.h"
@@ -390,10 +391,16 @@ class Folder {
       if (!identity || !is_identity(op, *identity, c == 1, rt.dtype)) continue;
       const ValueType& xt = g_.type(x.value);
       if (!same_type(g_, ValueType::tensor(rt.dtype, xt.shape), rt)) continue;
-      // Sharing x's storage is unobservable only if nobody writes to either.
+      // Sharing x's storage is unobservable only if nobody writes to either: no node of this
+      // graph, and no code outside it, which holds the graph's inputs and outputs (a graph break
+      // runs `mul_(x, 0)` after this graph returned `div(x, 1)`: found by the fuzzer, seed 7400401).
       if (aa_.may_be_mutated(x.value) || aa_.may_be_mutated(result)) continue;
-      if (xt.dtype == rt.dtype) {
+      const bool shares = xt.dtype == rt.dtype;  // else a cast: a new tensor
+      const bool result_returned = returned(result);
+      if (shares && result_returned && (aa_.may_alias_graph_input(x.value) || returned(x.value))) continue;
+      if (shares) {
         subst_[result] = x.value;
+        if (result_returned) returned_.insert(aa_.roots(x.value).begin(), aa_.roots(x.value).end());
       } else {
         out.push_back(make_node_into(g_, result, OpId::To, {x}, {{"dtype", rt.dtype}}, n.loc));
       }
@@ -402,8 +409,17 @@ class Folder {
     return false;
   }
 
+  // Whether a graph output may share v's storage, substitutions made so far included.
+  bool returned(ValueId v) const {
+    if (aa_.may_alias_graph_output(v)) return true;
+    for (ValueId r : aa_.roots(v))
+      if (returned_.count(r)) return true;
+    return false;
+  }
+
   Graph& g_;
   AliasAnalysis aa_;
+  std::set<ValueId> returned_;  // roots an output reads since a substitution
   std::map<ValueId, Scalar> constants_;
   std::map<ValueId, ValueId> subst_;
 };

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 
 #include "compiler/passes/effects.h"
@@ -65,7 +66,11 @@ class Eliminator {
       if (mergeable(g_, n, aa_)) {
         std::string key = node_key(n);
         auto it = available.find(key);
-        if (it != available.end()) {
+        // Two outputs merged into one tensor: a write to one after the graph returns (a graph
+        // break's in-place op) would show in the other, where eager has two tensors.
+        const bool both_returned = it != available.end() && returned(n.output()) && returned(it->second);
+        if (it != available.end() && !both_returned) {
+          if (returned(n.output())) returned_.insert(aa_.roots(it->second).begin(), aa_.roots(it->second).end());
           subst_[n.output()] = it->second;
           continue;
         }
@@ -76,6 +81,14 @@ class Eliminator {
     block.nodes = std::move(out);
   }
 
+  // Whether a graph output may share v's storage, merges made so far included.
+  bool returned(ValueId v) const {
+    if (aa_.may_alias_graph_output(v)) return true;
+    for (ValueId r : aa_.roots(v))
+      if (returned_.count(r)) return true;
+    return false;
+  }
+
   ValueId resolve(ValueId v) const {
     for (auto it = subst_.find(v); it != subst_.end(); it = subst_.find(v)) v = it->second;
     return v;
@@ -84,6 +97,7 @@ class Eliminator {
   Graph& g_;
   AliasAnalysis aa_;
   std::map<ValueId, ValueId> subst_;
+  std::set<ValueId> returned_;  // roots an output reads since a merge
 };
 
 }  // namespace

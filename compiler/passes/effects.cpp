@@ -102,6 +102,10 @@ AliasAnalysis::AliasAnalysis(const Graph& graph) : roots_(graph.values.size()) {
     }
   };
   visit(graph.body);
+  for (ValueId o : graph.outputs) {
+    const std::set<ValueId>& r = roots(o);
+    output_roots_.insert(r.begin(), r.end());
+  }
 }
 
 const std::set<ValueId>& AliasAnalysis::roots(ValueId v) const {
@@ -112,6 +116,8 @@ const std::set<ValueId>& AliasAnalysis::roots(ValueId v) const {
 bool AliasAnalysis::may_alias(ValueId a, ValueId b) const { return intersects(roots(a), roots(b)); }
 
 bool AliasAnalysis::may_alias_graph_input(ValueId v) const { return intersects(roots(v), input_roots_); }
+
+bool AliasAnalysis::may_alias_graph_output(ValueId v) const { return intersects(roots(v), output_roots_); }
 
 bool AliasAnalysis::may_be_mutated(ValueId v) const { return intersects(roots(v), mutated_roots_); }
 

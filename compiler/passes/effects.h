@@ -35,12 +35,15 @@ class AliasAnalysis {
   bool may_alias(ValueId a, ValueId b) const;
   /// Whether v may share storage with a graph input or param (a write to it is seen by the caller).
   bool may_alias_graph_input(ValueId v) const;
+  /// Whether a graph output may share v's storage (the caller holds it, and may write to it).
+  bool may_alias_graph_output(ValueId v) const;
   /// Whether some node of the graph may write into v's storage.
   bool may_be_mutated(ValueId v) const;
 
  private:
   std::vector<std::set<ValueId>> roots_;
   std::set<ValueId> input_roots_;
+  std::set<ValueId> output_roots_;
   std::set<ValueId> mutated_roots_;
 };
 

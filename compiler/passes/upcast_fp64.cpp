@@ -13,7 +13,7 @@ namespace {
 
 class Upcaster {
  public:
-  explicit Upcaster(Graph& graph) : g_(graph) {}
+  Upcaster(Graph& graph, const UpcastOptions& options) : g_(graph), original_(graph), options_(options) {}
 
   void run() {
     for (const auto& in : g_.inputs) {
@@ -40,6 +40,7 @@ class Upcaster {
       if (n.op == OpId::LayerNorm) center_layer_norm_input(n, out);
       if (n.op == OpId::Var) center_var_input(n, out);
       if (half) keep_half_rounding(n, *half, out);
+      if (options_.cast_nudge != 0) nudge_integer_cast_input(n, out);
       out.push_back(std::move(n));
     }
     block.nodes = std::move(out);
@@ -68,6 +69,40 @@ class Upcaster {
     n.attrs = {{"dtype", DType::Float64}};
     infer(n);
     out.push_back(std::move(rounded));
+  }
+
+  // A cast of a float value to an integer dtype truncates, so a value within rounding of a whole
+  // number (or, for a float16/bfloat16 value, of a midpoint between two of its values) lands on
+  // either side in eager and in the compiled path. For the range of results that rounding reaches
+  // (upcast_fp64.h), the cast's input moves by its tolerance in the direction of cast_nudge, and a
+  // float16/bfloat16 value is rounded to its dtype again, as the program stores it.
+  void nudge_integer_cast_input(Node& n, std::vector<Node>& out) {
+    if (n.op != OpId::To || n.args.empty() || !n.args[0].is_value() || n.outputs.size() != 1) return;
+    const ValueType& result = g_.type(n.output());
+    const ValueId input = n.args[0].value;
+    // An integer cast's input is a value of the loaded graph (values added here come after them).
+    if (!result.is_tensor() || !is_integral(result.dtype) || static_cast<size_t>(input) >= original_.values.size()) return;
+    const ValueType& was = original_.type(input);
+    if (!was.is_tensor() || !is_floating(was.dtype)) return;
+    const bool f64 = was.dtype == DType::Float64;
+    const double rtol = f64 ? options_.f64_rtol : options_.f32_rtol, atol = f64 ? options_.f64_atol : options_.f32_atol;
+    const double sign = options_.cast_nudge > 0 ? 1.0 : -1.0;
+    const std::string name = g_.name_of(n.args[0].value) + (options_.cast_nudge > 0 ? ".up" : ".down");
+    // x + sign * (rtol * |x| + atol)
+    Node magnitude = make_node(g_, OpId::Abs, {n.args[0]}, {}, n.loc, name + "_abs");
+    Node scaled = make_node(g_, OpId::Mul, {Arg::of(magnitude.output()), Arg::number(Scalar::from_float(sign * rtol))}, {},
+                            n.loc, name + "_rel");
+    Node step = make_node(g_, OpId::Add, {Arg::of(scaled.output()), Arg::number(Scalar::from_float(sign * atol))}, {}, n.loc,
+                          name + "_step");
+    Node moved = make_node(g_, OpId::Add, {n.args[0], Arg::of(step.output())}, {}, n.loc, name);
+    n.args[0] = Arg::of(moved.output());
+    for (Node* m : {&magnitude, &scaled, &step, &moved}) out.push_back(std::move(*m));
+    if (was.dtype != DType::Float16 && was.dtype != DType::BFloat16) return;
+    Node rounded = make_node(g_, OpId::To, {n.args[0]}, {{"dtype", was.dtype}}, n.loc, name + "_rounded");
+    Node widened = make_node(g_, OpId::To, {Arg::of(rounded.output())}, {{"dtype", DType::Float64}}, n.loc, name + "_widened");
+    n.args[0] = Arg::of(widened.output());
+    out.push_back(std::move(rounded));
+    out.push_back(std::move(widened));
   }
 
   void retarget_dtype_attr(Node& n) {
@@ -152,13 +187,15 @@ class Upcaster {
   }
 
   Graph& g_;
+  const Graph original_;  // the types as loaded: which values were float16, bfloat16, float32
+  UpcastOptions options_;
 };
 
 }  // namespace
 
-Graph upcast_fp64(const Graph& graph) {
+Graph upcast_fp64(const Graph& graph, const UpcastOptions& options) {
   Graph g = graph;
-  Upcaster(g).run();
+  Upcaster(g, options).run();
   return g;
 }
 

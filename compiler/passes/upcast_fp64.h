@@ -15,6 +15,17 @@ namespace gbc {
 /// mean over the normalized dims first (the result is the same, without ATen's rounding residue
 /// where it is exactly 0); a var's input is centered twice on its mean over the reduced dims, which
 /// makes a var of equal values exactly 0. The graph's value ids are kept; added values come after them.
-Graph upcast_fp64(const Graph& graph);
+///
+/// With cast_nudge -1 or +1, the input of every cast of a float value to an integer dtype moves
+/// down or up by its tolerance (rtol * |x| + atol, float32's for float32, float16 and bfloat16
+/// values, which are computed in float32, float64's for float64 ones; a float16/bfloat16 value is
+/// then rounded to its dtype again): the two graphs bound the integer results that rounding of the
+/// cast's input can reach (a value within rounding of a whole number, or of a midpoint between two
+/// bfloat16 values, truncates to either neighbour in eager and in the compiled path).
+struct UpcastOptions {
+  int cast_nudge = 0;
+  double f32_rtol = 0, f32_atol = 0, f64_rtol = 0, f64_atol = 0;
+};
+Graph upcast_fp64(const Graph& graph, const UpcastOptions& options = {});
 
 }  // namespace gbc

@@ -147,6 +147,24 @@ std::vector<at::Tensor> CaseRunner::run_fp64(const TestCase& tc, std::string& fa
                                              std::vector<at::Tensor>& inputs_after,
                                              std::map<ValueId, at::Tensor>& captured) {
   if (!fp64_graph_) fp64_graph_ = upcast_fp64(model_.graph);
+  return run_fp64_graph(*fp64_graph_, tc, failure, inputs_after, captured);
+}
+
+std::vector<at::Tensor> CaseRunner::run_fp64_nudged(const TestCase& tc, int direction) {
+  std::optional<Graph>& graph = fp64_nudged_graphs_[direction > 0 ? 1 : 0];
+  if (!graph) {
+    const Tolerance f32 = model_.check.dtype_tolerance(DType::Float32), f64 = model_.check.dtype_tolerance(DType::Float64);
+    graph = upcast_fp64(model_.graph, {direction, f32.rtol, f32.atol, f64.rtol, f64.atol});
+  }
+  std::string failure;
+  std::vector<at::Tensor> inputs_after;
+  std::map<ValueId, at::Tensor> captured;
+  return run_fp64_graph(*graph, tc, failure, inputs_after, captured);
+}
+
+std::vector<at::Tensor> CaseRunner::run_fp64_graph(const Graph& graph, const TestCase& tc, std::string& failure,
+                                                   std::vector<at::Tensor>& inputs_after,
+                                                   std::map<ValueId, at::Tensor>& captured) {
   Chain c;
   c.in = tc.fresh_inputs();
   for (auto& t : c.in)
@@ -155,9 +173,9 @@ std::vector<at::Tensor> CaseRunner::run_fp64(const TestCase& tc, std::string& fa
   eo.device = device_;
   try {
     for (int s = 0; s < plan_.steps; ++s) {
-      capture(*fp64_graph_, c.in, eo, captured);  // upcast_fp64 keeps the graph's value ids
+      capture(graph, c.in, eo, captured);  // upcast_fp64 keeps the graph's value ids
       at::manual_seed(step_seed(tc.seed, s));
-      c.out = run_eager(*fp64_graph_, c.in, eo);
+      c.out = run_eager(graph, c.in, eo);
       inputs_after = c.in;
       feed_back(plan_, c);
     }
@@ -347,6 +365,14 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
     auto it = fp64_captured.find(v);
     return fp64->empty() || it == fp64_captured.end() ? at::Tensor() : it->second;
   };
+  // The references with every float-to-integer cast's input moved down and up (cast_rounding.h).
+  std::optional<std::vector<at::Tensor>> fp64_down, fp64_up;
+  auto fp64_cast_bounds = [&](size_t o) -> std::pair<at::Tensor, at::Tensor> {
+    if (!fp64_down) fp64_down = run_fp64_nudged(tc, -1);
+    if (!fp64_up) fp64_up = run_fp64_nudged(tc, +1);
+    if (o >= fp64_down->size() || o >= fp64_up->size()) return {};
+    return {(*fp64_down)[o], (*fp64_up)[o]};
+  };
   for (size_t p = 0; p < paths.size(); ++p) {
     PathResult& pr = result.paths[p];
     PathRun& run = runs[p];
@@ -355,6 +381,8 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
       JudgeConfig cfg = plan_.config;
       cfg.tol = plan_.output_tolerance(o, from_aten(eager.out[o].scalar_type()));
       cfg.zero_sign_pinned = plan_.output_zero_sign_pinned[o];
+      if (oracles.fp64 && !reference_.backend && plan_.casts_float_to_integer)
+        cfg.fp64_cast_bounds = [&fp64_cast_bounds, o] { return fp64_cast_bounds(o); };
       const bool random = plan_.output_random[o];
       std::function<at::Tensor()> ref;
       if (!random) ref = [&fp64_output, o] { return fp64_output(o); };

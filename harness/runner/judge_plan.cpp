@@ -50,6 +50,12 @@ JudgePlan make_judge_plan(const Model& model) {
   std::map<ValueId, const Node*> producer;
   for_each_node(g.body, [&](const Node& n) {
     for (ValueId o : n.outputs) producer[o] = &n;
+    if (n.op == OpId::To && n.outputs.size() == 1 && !n.args.empty() && n.args[0].is_value()) {
+      const ValueType& from = g.type(n.args[0].value);
+      const ValueType& to = g.type(n.output());
+      p.casts_float_to_integer = p.casts_float_to_integer ||
+                                 (from.is_tensor() && is_floating(from.dtype) && to.is_tensor() && is_integral(to.dtype));
+    }
   });
 
   for (ValueId o : g.outputs) {

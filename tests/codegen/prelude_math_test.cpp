@@ -1,5 +1,5 @@
 // The prelude's own float32 transcendentals (kernel_prelude.h: exp, log, tanh, sigmoid, erf, gelu,
-// and silu/gelu_tanh built on them) against long double references: a sample of every float32
+// log1p, expm1, and silu/gelu_tanh built on them) against long double references: a sample of every float32
 // (each 4099th bit pattern, all exponents and both signs), dense sweeps around each function's
 // branch points and range limits, and the special values against ATen's CPU kernels. Also the
 // float16 conversions against c10::Half: every half widens, a sample of every float narrows.
@@ -37,6 +37,8 @@ long double ref_log(long double x) { return logl(x); }
 long double ref_tanh(long double x) { return tanhl(x); }
 long double ref_sigmoid(long double x) { return 1.0L / (1.0L + expl(-x)); }
 long double ref_erf(long double x) { return erfl(x); }
+long double ref_log1p(long double x) { return log1pl(x); }
+long double ref_expm1(long double x) { return expm1l(x); }
 long double ref_gelu(long double x) {
   if (std::isinf(x) && x < 0) return NAN;  // ATen: -inf * (1 + erf(-inf)) = -inf * 0
   return 0.5L * x * erfcl(-x * 0.707106781186547524400844362104849039L);
@@ -62,6 +64,10 @@ const std::vector<Function>& functions() {
       // e^(-x^2/2) and a fitted factor, stays within 5.01 ulp (every negative float32) where
       // ATen's float gelu cancels.
       {"erf", [](float x) { return gbc_erf(x); }, ref_erf, 1.1, {1.0f, -1.0f, 3.9192f, 0.0f, 10.5f, 0.5f}},
+      // log1p and expm1 in double, then rounded: correctly rounded (glibc's float versions are not:
+      // log1pf(6) was an ulp off where ATen's was right, and an exp and a ceil after it differed).
+      {"log1p", [](float x) { return gbc_log1p(x); }, ref_log1p, 0.5001, {0.0f, -1.0f, 6.0f, 1e-8f, -0.5f, FLT_MAX}},
+      {"expm1", [](float x) { return gbc_expm1(x); }, ref_expm1, 0.5001, {0.0f, 88.7228f, -17.0f, 1e-8f, 0.5f}},
       {"gelu", [](float x) { return gbc_gelu(x); }, ref_gelu, 5.1,
        {1.41421356f, -1.41421356f, 0.70710678f, -14.849242f, -13.2f, 0.0f, -1.848197f, -6.190313f}, 6},
   };

@@ -122,18 +122,51 @@ graph:
 outputs: [m1, m2, m3, a1, a2, a3, s1, s2, s3, d1, d2]
 )");
   // h * one promotes float16 to float32 (one has dims): a cast, never a bare h. x * wide
-  // broadcasts to a new shape; x + 0.0 and x - (-0.0) turn -0.0 into +0.0.
+  // broadcasts to a new shape; x + 0.0 and x - (-0.0) turn -0.0 into +0.0. The identities whose
+  // result would be an input itself (x * 1, x + (-0.0), i + 0, x - 0) stay: the graph returns them,
+  // and the caller may write to the input or the output afterwards (the next test).
   EXPECT_EQ(ir(constant_fold(g)), R"(graph t(x: float32[B, 3], h: float16[B, 3], i: int32[B, 3]) {
   one: float32[3] = full(dtype=float32, shape=[3], value=1.0)
   wide: float32[2, B, 3] = full(dtype=float32, shape=[2, B, 3], value=1.0)
+  m1: float32[B, 3] = mul(x, 1)
   m2: float32[B, 3] = to(h, dtype=float32)
   m3: float32[2, B, 3] = mul(x, wide)
   a1: float32[B, 3] = add(x, 0)
+  a2: float32[B, 3] = add(x, -0.0)
+  a3: int32[B, 3] = add(i, 0)
+  s1: float32[B, 3] = sub(x, 0)
   s2: float32[B, 3] = sub(x, -0.0)
   s3: float32[B, 3] = sub(0, x)
   d1: float32[B, 3] = to(i, dtype=float32)
   d2: float32[B, 3] = div(1, x)
-  return x, m2, m3, a1, x, i, x, s2, s3, d1, d2
+  return m1, m2, m3, a1, a2, a3, s1, s2, s3, d1, d2
+}
+)");
+}
+
+// An identity whose result the graph returns may not hand back a tensor the caller already holds
+// (an input, or another output): found by the fuzzer (`gbc divergence fp64,tolerance [div]`, seed
+// 7400401), div(x, 1) returned x itself, and a graph break's mul_(x, 0) after the compiled graph
+// then zeroed the "result" too. Inside the graph, and for a returned value computed here, the
+// identities still go; one returned value substituted makes its source returned, so a second
+// identity of it stays.
+TEST(ConstantFold, ReturnedIdentitiesNeverHandBackATensorTheCallerHolds) {
+  Graph g = graph_of(R"(inputs: {x: {shape: [3], dtype: float32}}
+graph:
+  - {id: d, op: div, args: [x, 1.0]}
+  - {id: e, op: exp, args: [x]}
+  - {id: e1, op: mul, args: [e, 1.0]}
+  - {id: e2, op: div, args: [e, 1.0]}
+  - {id: x1, op: mul, args: [x, 1.0]}
+  - {id: s, op: sum, args: [x1]}
+outputs: [d, e1, e2, s]
+)");
+  EXPECT_EQ(ir(constant_fold(g)), R"(graph t(x: float32[3]) {
+  d: float32[3] = div(x, 1.0)
+  e: float32[3] = exp(x)
+  e2: float32[3] = div(e, 1.0)
+  s: float32[] = sum(x)
+  return d, e, e2, s
 }
 )");
 }

@@ -32,8 +32,31 @@ outputs: [y, other, c, d]
   sa: float32[2] = sum(a, dim=1)
   other: float32[3] = sum(a, dim=0)
   c: float32[3] = full(shape=[3], value=2.0)
+  d: float32[3] = full(shape=[3], value=2.0)
   y: float32[2] = add(sa, sa)
-  return y, other, c, c
+  return y, other, c, d
+}
+)");
+}
+
+// Two values the graph returns stay two tensors even when equal (c and d above): the caller holds
+// both and may write to one (a graph break's in-place op after this graph returns, or the user's
+// code), which must not show in the other, as in eager. A value merged into one the graph returns
+// is returned too: a third equal value does not merge into either.
+TEST(Cse, ReturnedValuesStayDistinctTensors) {
+  Graph g = graph_of(R"(inputs: {x: {shape: [3], dtype: float32}}
+graph:
+  - {id: a, op: exp, args: [x]}
+  - {id: b, op: exp, args: [x]}
+  - {id: c, op: exp, args: [x]}
+  - {id: s, op: sum, args: [a]}
+outputs: [s, b, c]
+)");
+  EXPECT_EQ(ir(cse(g)), R"(graph t(x: float32[3]) {
+  a: float32[3] = exp(x)
+  c: float32[3] = exp(x)
+  s: float32[] = sum(a)
+  return s, a, c
 }
 )");
 }
@@ -121,7 +144,8 @@ graph:
   - {id: e, op: exp, args: [x]}
   - {id: m1, op: aten, schema: "aten::relu_(Tensor(a!) self) -> Tensor(a!)", args: [e]}
   - {id: m2, op: aten, schema: "aten::relu_(Tensor(a!) self) -> Tensor(a!)", args: [e]}
-outputs: [h1, h2, r1, r2, m1, m2]
+  - {id: hs, op: add, args: [h1, h2]}
+outputs: [hs, r1, r2, m1, m2]
 )yaml");
   const Node& bernoulli = g.body.nodes[2];
   const Node& relu_ = g.body.nodes[5];

@@ -167,4 +167,45 @@ outputs: [v, s]
 }
 
 }  // namespace
+// Found by the fuzzer (`gbc divergence tolerance []`, seed 6301338): to(batch_norm(x), int16) in
+// bfloat16, where the batch_norm's value lies next to the midpoint between two bfloat16 values:
+// eager and gbc round it to either side (0.99609375 and 1.0) before the cast, and the reference's
+// exact value truncates to eager's. With cast_nudge the cast's input moves by the float32 tolerance
+// and is rounded to bfloat16 again: the two graphs reach both results. A float32 value within
+// rounding of a whole number reaches both neighbours too; integer casts of integers, and values far
+// from a threshold, stay as they are.
+TEST(UpcastFp64, CastNudgeBoundsTheIntegersRoundingOfTheCastsInputReaches) {
+  Graph g = graph_of(R"(inputs:
+  h: {shape: [3], dtype: bfloat16}
+  f: {shape: [3]}
+  i: {shape: [3], dtype: int32}
+graph:
+  - {id: a, op: to, args: [h], dtype: int16}
+  - {id: b, op: to, args: [f], dtype: int32}
+  - {id: c, op: to, args: [i], dtype: int64}
+  - {id: fb, op: to, args: [f], dtype: bfloat16}
+  - {id: d, op: to, args: [fb], dtype: int16}
+outputs: [a, b, c, d]
+)");
+  const UpcastOptions down{-1, 1.3e-6, 1e-5, 1e-7, 1e-7}, up{+1, 1.3e-6, 1e-5, 1e-7, 1e-7};
+  // 0.998046875 is the midpoint between bfloat16's 0.99609375 and 1.0; 2.999999 is within the
+  // float32 tolerance of 3; 7.5 and 7.4 are far from any threshold.
+  const std::vector<at::Tensor> in = {at::tensor({0.998046875, 7.5, -0.998046875}, at::kDouble),
+                                      at::tensor({2.999999, 7.4, -2.999999}, at::kDouble), at::tensor({1, 2, 3}, at::kInt)};
+  const std::vector<at::Tensor> exact = run_eager(upcast_fp64(g), in);
+  const std::vector<at::Tensor> lo = run_eager(upcast_fp64(g, down), in);
+  const std::vector<at::Tensor> hi = run_eager(upcast_fp64(g, up), in);
+  EXPECT_TRUE(at::equal(exact[0], at::tensor({0, 7, 0}, at::kShort))) << exact[0];
+  EXPECT_TRUE(at::equal(lo[0], at::tensor({0, 7, -1}, at::kShort))) << lo[0];
+  EXPECT_TRUE(at::equal(hi[0], at::tensor({1, 7, 0}, at::kShort))) << hi[0];
+  EXPECT_TRUE(at::equal(exact[1], at::tensor({2, 7, -2}, at::kInt))) << exact[1];
+  EXPECT_TRUE(at::equal(lo[1], at::tensor({2, 7, -3}, at::kInt))) << lo[1];
+  EXPECT_TRUE(at::equal(hi[1], at::tensor({3, 7, -2}, at::kInt))) << hi[1];
+  for (const auto* out : {&exact, &lo, &hi}) EXPECT_TRUE(at::equal((*out)[2], at::tensor({1, 2, 3}, at::kLong)));
+  // A cast to bfloat16 in the graph, then to int16: 2.999999 rounds to bfloat16's 3 either way.
+  for (const auto* out : {&exact, &lo, &hi}) EXPECT_TRUE(at::equal((*out)[3], at::tensor({3, 7, -3}, at::kShort))) << (*out)[3];
+  // Without a nudge the graph is the plain reference: no added nodes.
+  EXPECT_EQ(ir(upcast_fp64(g, {})), ir(upcast_fp64(g)));
+}
+
 }  // namespace gbc

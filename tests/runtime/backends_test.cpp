@@ -2,8 +2,9 @@
 // against eager through the check runner, each tier reports what it compiled, and a fused kernel
 // whose module the host compiler rejects is a recorded fallback (FB001): its nodes run on ATen,
 // compute what eager computes with the same bits on every call, and fail a check that expects no
-// fallback; and float-to-integer casts of NaN, infinities and out-of-range values give eager's
-// integers in generated code.
+// fallback; float-to-integer casts of NaN, infinities and out-of-range values give eager's
+// integers in generated code; and no result shares the storage of an input or of another result
+// that an in-place op after a graph break writes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -101,6 +102,29 @@ outputs: [l, r, i, b, u]
     for (size_t o = 0; o < expected.size(); ++o)
       EXPECT_TRUE(at::equal(actual[o], expected[o])) << tier << ": output " << o << "\n" << actual[o] << "\n" << expected[o];
   }
+}
+
+// Found by the fuzzer (`gbc divergence fp64,tolerance [div]`, seed 7400401): div(x, 1) is x, and
+// the compiled graph before a graph break returned x itself as the result; the break's mul_(x, 0)
+// then zeroed the result too. Eager's div gives a new tensor, and so must every compiled path.
+TEST(Aliasing, AResultNeverSharesTheStorageOfAnInputALaterInPlaceOpWrites) {
+  Model model = load(R"(format: gbcheck/v1
+name: returned_identity
+inputs:
+  x: {shape: [4]}
+  z: {shape: [4]}
+graph:
+  - {id: d, op: div, args: [x, 1.0]}
+  - {id: e, op: exp, args: [x]}
+  - {id: e1, op: mul, args: [e, 1.0]}
+  - {id: e2, op: mul, args: [e, 1.0]}
+  - {op: mul_, args: [x, z]}
+  - {op: add_, args: [e1, 1.0]}
+outputs: [d, e1, e2, x]
+)");
+  const std::vector<at::Tensor> inputs = {at::tensor(std::vector<float>{1.0f, -2.0f, 3.0f, 0.5f}), at::zeros({4})};
+  for (const char* tier : {"gbc", "gbc-interp"})
+    expect_matches_eager(*test::prepared(tier, model, options_of(model)), model.graph, inputs);
 }
 
 // Found by the fuzzer as a `determinism` failure of gbc (`gbc divergence determinism [log1p]`,
