@@ -5,7 +5,7 @@
 #include <cmath>
 #include <optional>
 
-#include "oracles/cast_rounding.h"
+#include "oracles/threshold_rounding.h"
 #include "oracles/eager_outlier.h"
 #include "oracles/error_stats.h"
 #include "oracles/fp64_oracle.h"
@@ -56,12 +56,31 @@ Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, cons
     if (!ref) ref = fp64 ? fp64() : at::Tensor();
     return *ref;
   };
+  // A difference the references with each thresholded value moved by its tolerance reach is
+  // rounding at a threshold (threshold_rounding.h): a verdict of fp64 that overrules the failures.
+  auto settled_at_a_threshold = [&]() {
+    if (!config.oracles.fp64 || !comparable || !config.fp64_threshold_bounds || !reference().defined()) return false;
+    const auto [down, up] = config.fp64_threshold_bounds();
+    const int64_t rounded = threshold_rounding_elements(eager, compiled, *ref, down, up, config.tol);
+    if (rounded <= 0) return false;
+    for (auto& v : j.verdicts)
+      if (v.fails()) v.overruled_by = oracle_name::kFp64;
+    Verdict v;
+    v.oracle = oracle_name::kFp64;
+    v.why = "rounding at a threshold: at the " + std::to_string(rounded) +
+            " element(s) where eager and the compiled result differ, the compiled result is the float64 reference's "
+            "with the value under a threshold (an integer cast, floor, ceil, round, sign, a comparison with a number) "
+            "moved within its float tolerance";
+    j.verdicts.push_back(std::move(v));
+    return true;
+  };
   if (need_fp64 && reference().defined()) {
     Verdict v = fp64_oracle(eager, compiled, *ref, {config.fp64_multiplier, config.tol.atol, config.stat});
     if (v.pass)
       for (auto& t : j.verdicts)
         if (t.oracle == oracle_name::kTolerance && !t.pass) t.overruled_by = oracle_name::kFp64;
     j.verdicts.push_back(std::move(v));
+    if (j.failing()) settled_at_a_threshold();
     return j;
   }
 
@@ -94,18 +113,7 @@ Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, cons
   const EagerOutlier outlier =
       find_eager_outlier(eager, compiled, *ref, tolerance, {config.fp64_multiplier, config.tol.atol, config.stat});
   if (!outlier.eager_is_outlier) {
-    if (floating || !config.fp64_cast_bounds) return j;
-    const auto [down, up] = config.fp64_cast_bounds();
-    const int64_t rounded = cast_rounding_elements(eager, compiled, *ref, down, up);
-    if (rounded <= 0) return j;
-    for (auto& v : j.verdicts)
-      if (!v.pass && v.oracle == oracle_name::kTolerance) v.overruled_by = oracle_name::kFp64;
-    Verdict v;
-    v.oracle = oracle_name::kFp64;
-    v.why = "rounding before an integer cast: at the " + std::to_string(rounded) +
-            " element(s) where eager and the compiled result differ, the compiled result is the float64 reference's "
-            "with the cast's input moved within its float tolerance";
-    j.verdicts.push_back(std::move(v));
+    settled_at_a_threshold();
     return j;
   }
   eagers_own("at the " + std::to_string(outlier.elements) + " element(s) where eager and the compiled result differ" +

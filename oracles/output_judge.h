@@ -5,8 +5,8 @@
 // fp64 pass overrules the tolerance failure. A discrete difference (NaN/Inf pattern, integer or
 // bool elements) that the fp64 reference shows to be eager's own error (eager_outlier.h) overrules
 // the nan_inf and tolerance failures the same way, as does a data-dependent shape (nonzero) in
-// which the compiled result is the reference's and eager's is not, and an integer difference that
-// rounding of a cast's input reaches (cast_rounding.h). The fp64 reference is produced lazily, so it
+// which the compiled result is the reference's and eager's is not, and a difference that rounding
+// at a threshold decides (an integer cast, floor, a comparison with a number: threshold_rounding.h). The fp64 reference is produced lazily, so it
 // costs nothing for outputs within tolerance. Determinism, drift and dropout verdicts are the runner's,
 // since they need other runs. Test: tests/oracles/fp64_oracle_test.cpp.
 #pragma once
@@ -33,10 +33,10 @@ struct JudgeConfig {
   /// Whether IEEE 754 pins this tensor's zero sign (harness/runner/zero_sign_cone.h): the
   /// signed_zero oracle runs only then.
   bool zero_sign_pinned = false;
-  /// The float64 reference run with every float-to-integer cast's input moved down, then up, by
-  /// its tolerance (cast_rounding.h), called at most once and only for an integer or bool
-  /// difference the reference does not settle as eager's; unset when there is none.
-  std::function<std::pair<at::Tensor, at::Tensor>()> fp64_cast_bounds;
+  /// The float64 reference run with the value under every threshold (an integer cast, floor, a
+  /// comparison with a number) moved down, then up, by its tolerance (threshold_rounding.h); called
+  /// at most once, and only for a difference nothing else settles; unset when there is none.
+  std::function<std::pair<at::Tensor, at::Tensor>()> fp64_threshold_bounds;
 };
 
 struct Judgement {

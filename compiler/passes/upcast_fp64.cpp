@@ -37,10 +37,11 @@ class Upcaster {
         widen_integer_operands(n, out);
         infer(n);
       }
-      if (n.op == OpId::LayerNorm) center_layer_norm_input(n, out);
+      if (n.op == OpId::LayerNorm) expand_layer_norm(n, out);
       if (n.op == OpId::Var) center_var_input(n, out);
+      if (n.op == OpId::Log1p) guard_log1p(n, out);
       if (half) keep_half_rounding(n, *half, out);
-      if (options_.cast_nudge != 0) nudge_integer_cast_input(n, out);
+      if (options_.threshold_nudge != 0) nudge_threshold_input(n, out);
       out.push_back(std::move(n));
     }
     block.nodes = std::move(out);
@@ -71,38 +72,41 @@ class Upcaster {
     out.push_back(std::move(rounded));
   }
 
-  // A cast of a float value to an integer dtype truncates, so a value within rounding of a whole
-  // number (or, for a float16/bfloat16 value, of a midpoint between two of its values) lands on
-  // either side in eager and in the compiled path. For the range of results that rounding reaches
-  // (upcast_fp64.h), the cast's input moves by its tolerance in the direction of cast_nudge, and a
-  // float16/bfloat16 value is rounded to its dtype again, as the program stores it.
-  void nudge_integer_cast_input(Node& n, std::vector<Node>& out) {
-    if (n.op != OpId::To || n.args.empty() || !n.args[0].is_value() || n.outputs.size() != 1) return;
-    const ValueType& result = g_.type(n.output());
-    const ValueId input = n.args[0].value;
-    // An integer cast's input is a value of the loaded graph (values added here come after them).
-    if (!result.is_tensor() || !is_integral(result.dtype) || static_cast<size_t>(input) >= original_.values.size()) return;
+  // A threshold the program puts on a float value: a cast to an integer dtype (truncation),
+  // floor, ceil, round and sign, or a comparison of a tensor with a number. A value within
+  // rounding of the threshold (or, for a float16/bfloat16 value, of a midpoint between two of its
+  // values that rounds onto it) lands on either side in eager and in the compiled path. For the
+  // results that rounding reaches (upcast_fp64.h), the thresholded value moves by its tolerance in
+  // the direction of threshold_nudge, and a float16/bfloat16 value is rounded to its dtype again, as
+  // the program stores it. A comparison of two tensors is left alone: moving one side would break
+  // identities such as le(x, x).
+  void nudge_threshold_input(Node& n, std::vector<Node>& out) {
+    // Judged on the loaded graph's types: the thresholded value as the program computes it.
+    const std::optional<size_t> arg = thresholded_float_arg(original_, n);
+    if (!arg) return;
+    const ValueId input = n.args[*arg].value;
     const ValueType& was = original_.type(input);
-    if (!was.is_tensor() || !is_floating(was.dtype)) return;
     const bool f64 = was.dtype == DType::Float64;
     const double rtol = f64 ? options_.f64_rtol : options_.f32_rtol, atol = f64 ? options_.f64_atol : options_.f32_atol;
-    const double sign = options_.cast_nudge > 0 ? 1.0 : -1.0;
-    const std::string name = g_.name_of(n.args[0].value) + (options_.cast_nudge > 0 ? ".up" : ".down");
+    const double sign = options_.threshold_nudge > 0 ? 1.0 : -1.0;
+    const std::string name = g_.name_of(input) + (options_.threshold_nudge > 0 ? ".up" : ".down");
     // x + sign * (rtol * |x| + atol)
-    Node magnitude = make_node(g_, OpId::Abs, {n.args[0]}, {}, n.loc, name + "_abs");
+    Node magnitude = make_node(g_, OpId::Abs, {n.args[*arg]}, {}, n.loc, name + "_abs");
     Node scaled = make_node(g_, OpId::Mul, {Arg::of(magnitude.output()), Arg::number(Scalar::from_float(sign * rtol))}, {},
                             n.loc, name + "_rel");
     Node step = make_node(g_, OpId::Add, {Arg::of(scaled.output()), Arg::number(Scalar::from_float(sign * atol))}, {}, n.loc,
                           name + "_step");
-    Node moved = make_node(g_, OpId::Add, {n.args[0], Arg::of(step.output())}, {}, n.loc, name);
-    n.args[0] = Arg::of(moved.output());
+    Node moved = make_node(g_, OpId::Add, {n.args[*arg], Arg::of(step.output())}, {}, n.loc, name);
+    n.args[*arg] = Arg::of(moved.output());
     for (Node* m : {&magnitude, &scaled, &step, &moved}) out.push_back(std::move(*m));
-    if (was.dtype != DType::Float16 && was.dtype != DType::BFloat16) return;
-    Node rounded = make_node(g_, OpId::To, {n.args[0]}, {{"dtype", was.dtype}}, n.loc, name + "_rounded");
-    Node widened = make_node(g_, OpId::To, {Arg::of(rounded.output())}, {{"dtype", DType::Float64}}, n.loc, name + "_widened");
-    n.args[0] = Arg::of(widened.output());
-    out.push_back(std::move(rounded));
-    out.push_back(std::move(widened));
+    if (was.dtype == DType::Float16 || was.dtype == DType::BFloat16) {
+      Node rounded = make_node(g_, OpId::To, {n.args[*arg]}, {{"dtype", was.dtype}}, n.loc, name + "_rounded");
+      Node widened = make_node(g_, OpId::To, {Arg::of(rounded.output())}, {{"dtype", DType::Float64}}, n.loc, name + "_widened");
+      n.args[*arg] = Arg::of(widened.output());
+      out.push_back(std::move(rounded));
+      out.push_back(std::move(widened));
+    }
+    infer(n);
   }
 
   void retarget_dtype_attr(Node& n) {
@@ -140,20 +144,57 @@ class Upcaster {
     }
   }
 
-  // layer_norm is shift-invariant: its input minus its mean over the normalized dims gives the same
-  // result, and ATen's formula (x * rstd - mean * rstd) then has nothing left to cancel. Without it
-  // the reference keeps a rounding residue where the exact result is 0 (a one-element row), which a
-  // discrete op after it (ceil, remainder, argmax, ge) turns into a whole-number difference that
-  // blames the compiled path for being exact.
-  void center_layer_norm_input(Node& n, std::vector<Node>& out) {
+  // The reference's layer_norm is the exact formula in two passes, (x - mean) * rsqrt(mean((x -
+  // mean)^2) + eps) * w + b, not ATen's kernel: ATen's moments (x * rstd - mean * rstd, a Welford
+  // mean) leave a rounding residue where the exact result is 0, which a discrete op after it
+  // (ceil, remainder, argmax, eq 0) turns into a whole-number difference that blames the compiled
+  // path for being exact. In float64 the residue is ATen's own float64 eager's as well (a row [0, 0,
+  // 0, -1, 0, 1] has Welford mean -2.8e-17), so only another formula settles it: here the mean of
+  // such a row is sum / N, exactly 0.
+  void expand_layer_norm(Node& n, std::vector<Node>& out) {
     const auto normalized = n.attr_shape("normalized_shape");
-    if (!normalized || normalized->empty() || n.args.empty() || !n.args[0].is_value()) return;
-    const ValueType& x = g_.type(n.args[0].value);
-    if (!x.is_tensor() || x.dtype != DType::Float64) return;
+    if (!normalized || normalized->empty() || n.args.empty() || n.args.size() > 3 || !n.args[0].is_value()) return;
+    for (const Arg& a : n.args)
+      if (!a.is_value() || !g_.type(a.value).is_tensor() || g_.type(a.value).dtype != DType::Float64) return;
     std::vector<int64_t> dims;
     for (size_t i = normalized->size(); i > 0; --i) dims.push_back(-static_cast<int64_t>(i));
-    const std::string name = g_.name_of(n.args[0].value);
-    center_first_arg(n, {{"dim", dims}, {"keepdim", true}}, name + ".ln_mean", name + ".ln_centered", out);
+    const Attrs reduce = {{"dim", dims}, {"keepdim", true}};
+    const std::string name = g_.name_of(n.output());
+    auto emit = [&](OpId op, std::vector<Arg> args, Attrs attrs, const std::string& suffix) {
+      out.push_back(make_node(g_, op, std::move(args), std::move(attrs), n.loc, name + suffix));
+      return Arg::of(out.back().output());
+    };
+    const Arg mean = emit(OpId::Mean, {n.args[0]}, reduce, ".ln_mean");
+    const Arg centered = emit(OpId::Sub, {n.args[0], mean}, {}, ".ln_centered");
+    const Arg square = emit(OpId::Mul, {centered, centered}, {}, ".ln_square");
+    const Arg var = emit(OpId::Mean, {square}, reduce, ".ln_var");
+    const Arg shifted = emit(OpId::Add, {var, Arg::number(Scalar::from_float(n.attr_float("eps", 1e-5)))}, {}, ".ln_var_eps");
+    const Arg rstd = emit(OpId::Rsqrt, {shifted}, {}, ".ln_rstd");
+    std::vector<Arg> last = {centered, rstd};
+    if (n.args.size() >= 2) last = {emit(OpId::Mul, last, {}, ".ln_normalized"), n.args[1]};
+    if (n.args.size() == 3) last = {emit(OpId::Mul, last, {}, ".ln_scaled"), n.args[2]};
+    n.op = n.args.size() == 3 ? OpId::Add : OpId::Mul;
+    n.args = last;
+    n.attrs = {};
+    infer(n);
+  }
+
+  // LibTorch 1.13's float64 log1p overflows to inf above about 1.8e307 (log1p(4.2e307) is 708.3),
+  // so a reference that ran it could not tell eager's inf from gbc's exact result; above 1e300,
+  // log1p(x) is log(x) to the last bit (log(1 + 1/x) is below 1e-300).
+  void guard_log1p(Node& n, std::vector<Node>& out) {
+    if (n.args.size() != 1 || !n.args[0].is_value()) return;
+    const ValueType& x = g_.type(n.args[0].value);
+    if (!x.is_tensor() || x.dtype != DType::Float64) return;
+    const std::string name = g_.name_of(n.output());
+    out.push_back(make_node(g_, OpId::Gt, {n.args[0], Arg::number(Scalar::from_float(1e300))}, {}, n.loc, name + ".huge"));
+    const Arg huge = Arg::of(out.back().output());
+    out.push_back(make_node(g_, OpId::Log, {n.args[0]}, {}, n.loc, name + ".log"));
+    const Arg log = Arg::of(out.back().output());
+    out.push_back(make_node(g_, OpId::Log1p, {n.args[0]}, {}, n.loc, name + ".log1p"));
+    const Arg log1p = Arg::of(out.back().output());
+    n.op = OpId::Where;
+    n.args = {huge, log, log1p};
     infer(n);
   }
 
@@ -192,6 +233,34 @@ class Upcaster {
 };
 
 }  // namespace
+
+std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n) {
+  if (n.outputs.size() != 1 || n.args.empty() || static_cast<size_t>(n.output()) >= graph.values.size()) return std::nullopt;
+  const auto float_tensor = [&](const Arg& a) {
+    return a.is_value() && static_cast<size_t>(a.value) < graph.values.size() && graph.type(a.value).is_tensor() &&
+           is_floating(graph.type(a.value).dtype);
+  };
+  const ValueType& result = graph.type(n.output());
+  switch (n.op) {
+    case OpId::To:
+      return result.is_tensor() && is_integral(result.dtype) && float_tensor(n.args[0]) ? std::optional<size_t>(0) : std::nullopt;
+    case OpId::Floor:
+    case OpId::Ceil:
+    case OpId::Round:
+    case OpId::Sign: return float_tensor(n.args[0]) ? std::optional<size_t>(0) : std::nullopt;
+    case OpId::Lt:
+    case OpId::Le:
+    case OpId::Gt:
+    case OpId::Ge:
+    case OpId::Remainder:
+      // The one float tensor among the two operands (a comparison with a number, the remainder of
+      // an integer by a float); two float tensors are left alone (moving one would break le(x, x)).
+      if (n.args.size() != 2 || float_tensor(n.args[0]) == float_tensor(n.args[1])) return std::nullopt;
+      if (n.op != OpId::Remainder && n.args[0].is_value() == n.args[1].is_value()) return std::nullopt;
+      return float_tensor(n.args[0]) ? 0 : 1;
+    default: return std::nullopt;
+  }
+}
 
 Graph upcast_fp64(const Graph& graph, const UpcastOptions& options) {
   Graph g = graph;

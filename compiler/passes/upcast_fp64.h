@@ -2,6 +2,9 @@
 // Runs on the graph as loaded (not part of the pipeline). Test: tests/passes/upcast_fp64_test.cpp.
 #pragma once
 
+#include <cstddef>
+#include <optional>
+
 #include "compiler/ir/graph.h"
 
 namespace gbc {
@@ -11,21 +14,28 @@ namespace gbc {
 /// float16 or bfloat16 still rounds to it (the program's own rounding), then widens to float64. Integer and bool
 /// values stay as they are, except where an op turns them into floats (exp of an int tensor,
 /// int / int, int tensor * 2.5): ATen would give float32 there, so their integer operands are
-/// cast to float64 first and the result is float64 too. A layer_norm's input is centered on its
-/// mean over the normalized dims first (the result is the same, without ATen's rounding residue
-/// where it is exactly 0); a var's input is centered twice on its mean over the reduced dims, which
+/// cast to float64 first and the result is float64 too. A layer_norm is the exact formula in two
+/// passes, (x - mean) * rsqrt(mean((x - mean)^2) + eps) * w + b, without ATen's rounding residue
+/// where the result is exactly 0 (its Welford mean of [0, 0, 0, -1, 0, 1] is -2.8e-17); a var's input is centered twice on its mean over the reduced dims, which
 /// makes a var of equal values exactly 0. The graph's value ids are kept; added values come after them.
 ///
-/// With cast_nudge -1 or +1, the input of every cast of a float value to an integer dtype moves
-/// down or up by its tolerance (rtol * |x| + atol, float32's for float32, float16 and bfloat16
-/// values, which are computed in float32, float64's for float64 ones; a float16/bfloat16 value is
-/// then rounded to its dtype again): the two graphs bound the integer results that rounding of the
-/// cast's input can reach (a value within rounding of a whole number, or of a midpoint between two
-/// bfloat16 values, truncates to either neighbour in eager and in the compiled path).
+/// With threshold_nudge -1 or +1, the float value under every threshold the program puts on one
+/// (a cast to an integer dtype, floor, ceil, round, sign, a comparison of a tensor with a number, a
+/// remainder with one float tensor)
+/// moves down or up by its tolerance (rtol * |x| + atol, float32's for float32, float16 and
+/// bfloat16 values, which are computed in float32, float64's for float64 ones; a float16/bfloat16
+/// value is then rounded to its dtype again): the two graphs bound what rounding of that value can
+/// decide (a value within rounding of a whole number, of a comparison's number, or of a midpoint
+/// between two bfloat16 values, lands on either side in eager and in the compiled path).
 struct UpcastOptions {
-  int cast_nudge = 0;
+  int threshold_nudge = 0;
   double f32_rtol = 0, f32_atol = 0, f64_rtol = 0, f64_atol = 0;
 };
 Graph upcast_fp64(const Graph& graph, const UpcastOptions& options = {});
+
+/// The argument of n that holds a float value under a threshold, as threshold_nudge moves it (the
+/// input of an integer cast, floor, ceil, round or sign; the tensor of a comparison with a number;
+/// the one float tensor of a remainder), judged on `graph`'s types; nullopt for every other node.
+std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n);
 
 }  // namespace gbc

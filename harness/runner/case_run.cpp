@@ -365,9 +365,9 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
     auto it = fp64_captured.find(v);
     return fp64->empty() || it == fp64_captured.end() ? at::Tensor() : it->second;
   };
-  // The references with every float-to-integer cast's input moved down and up (cast_rounding.h).
+  // The references with every float-to-integer cast's input moved down and up (threshold_rounding.h).
   std::optional<std::vector<at::Tensor>> fp64_down, fp64_up;
-  auto fp64_cast_bounds = [&](size_t o) -> std::pair<at::Tensor, at::Tensor> {
+  auto fp64_threshold_bounds = [&](size_t o) -> std::pair<at::Tensor, at::Tensor> {
     if (!fp64_down) fp64_down = run_fp64_nudged(tc, -1);
     if (!fp64_up) fp64_up = run_fp64_nudged(tc, +1);
     if (o >= fp64_down->size() || o >= fp64_up->size()) return {};
@@ -381,8 +381,8 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
       JudgeConfig cfg = plan_.config;
       cfg.tol = plan_.output_tolerance(o, from_aten(eager.out[o].scalar_type()));
       cfg.zero_sign_pinned = plan_.output_zero_sign_pinned[o];
-      if (oracles.fp64 && !reference_.backend && plan_.casts_float_to_integer)
-        cfg.fp64_cast_bounds = [&fp64_cast_bounds, o] { return fp64_cast_bounds(o); };
+      if (oracles.fp64 && !reference_.backend && plan_.has_rounding_threshold)
+        cfg.fp64_threshold_bounds = [&fp64_threshold_bounds, o] { return fp64_threshold_bounds(o); };
       const bool random = plan_.output_random[o];
       std::function<at::Tensor()> ref;
       if (!random) ref = [&fp64_output, o] { return fp64_output(o); };

@@ -75,7 +75,7 @@ class CaseRunner {
   std::vector<at::Tensor> run_fp64(const TestCase& tc, std::string& failure, std::vector<at::Tensor>& inputs_after,
                                    std::map<ValueId, at::Tensor>& captured);
   /// The float64 reference's outputs with every float-to-integer cast's input moved down (-1) or
-  /// up (+1) by its float tolerance (oracles/cast_rounding.h); empty on failure.
+  /// up (+1) by its float tolerance (oracles/threshold_rounding.h); empty on failure.
   std::vector<at::Tensor> run_fp64_nudged(const TestCase& tc, int direction);
   /// run_fp64's steps on `graph`.
   std::vector<at::Tensor> run_fp64_graph(const Graph& graph, const TestCase& tc, std::string& failure,

@@ -4,6 +4,7 @@
 
 #include "compiler/ir/op_schema.h"
 #include "compiler/passes/effects.h"
+#include "compiler/passes/upcast_fp64.h"
 #include "harness/runner/zero_sign_cone.h"
 
 namespace gbc {
@@ -50,12 +51,7 @@ JudgePlan make_judge_plan(const Model& model) {
   std::map<ValueId, const Node*> producer;
   for_each_node(g.body, [&](const Node& n) {
     for (ValueId o : n.outputs) producer[o] = &n;
-    if (n.op == OpId::To && n.outputs.size() == 1 && !n.args.empty() && n.args[0].is_value()) {
-      const ValueType& from = g.type(n.args[0].value);
-      const ValueType& to = g.type(n.output());
-      p.casts_float_to_integer = p.casts_float_to_integer ||
-                                 (from.is_tensor() && is_floating(from.dtype) && to.is_tensor() && is_integral(to.dtype));
-    }
+    p.has_rounding_threshold = p.has_rounding_threshold || thresholded_float_arg(g, n).has_value();
   });
 
   for (ValueId o : g.outputs) {

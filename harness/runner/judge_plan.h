@@ -50,7 +50,7 @@ struct JudgePlan {
   std::vector<int> fed_by;          // per graph input: the output fed into it each step, or -1
 
   bool any_floating_output = false;
-  bool casts_float_to_integer = false;  // a `to` of a float value to an integer dtype (oracles/cast_rounding.h)
+  bool has_rounding_threshold = false;  // an integer cast, floor, ... of a float value (oracles/threshold_rounding.h)
 
   /// Output o's tolerance when its result has dtype `actual`.
   const Tolerance& output_tolerance(size_t o, DType actual) const;

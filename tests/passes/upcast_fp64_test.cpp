@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "compiler/aten/eager_executor.h"
 #include "tests/passes/pass_test_util.h"
@@ -72,7 +73,7 @@ outputs: [h, e, q, s, wh, t, xi, ik]
 // a one-element layer_norm row is exactly 0, but ATen's formula left a residue in the float64
 // reference too, and ceil or remainder made that a whole number, blaming gbc's exact 0. The
 // reference's layer_norm now sees its input centered (the same result), and gives 0 there.
-TEST(UpcastFp64, LayerNormInputIsCenteredOnItsMean) {
+TEST(UpcastFp64, LayerNormIsTheExactFormulaInTwoPasses) {
   Graph g = graph_of(R"(inputs:
   x: {shape: [4, 3, 2]}
 params:
@@ -82,12 +83,42 @@ graph:
 outputs: [y]
 )");
   EXPECT_EQ(ir(upcast_fp64(g)), R"(graph t(x: float64[4, 3, 2], param w: float64[3, 2]) {
-  x.ln_mean: float64[4, 1, 1] = mean(x, dim=[-2, -1], keepdim=true)
-  x.ln_centered: float64[4, 3, 2] = sub(x, x.ln_mean)
-  y: float64[4, 3, 2] = layer_norm(x.ln_centered, w, eps=0.001, normalized_shape=[3, 2])
+  y.ln_mean: float64[4, 1, 1] = mean(x, dim=[-2, -1], keepdim=true)
+  y.ln_centered: float64[4, 3, 2] = sub(x, y.ln_mean)
+  y.ln_square: float64[4, 3, 2] = mul(y.ln_centered, y.ln_centered)
+  y.ln_var: float64[4, 1, 1] = mean(y.ln_square, dim=[-2, -1], keepdim=true)
+  y.ln_var_eps: float64[4, 1, 1] = add(y.ln_var, 0.001)
+  y.ln_rstd: float64[4, 1, 1] = rsqrt(y.ln_var_eps)
+  y.ln_normalized: float64[4, 3, 2] = mul(y.ln_centered, y.ln_rstd)
+  y: float64[4, 3, 2] = mul(y.ln_normalized, w)
   return y
 }
 )");
+  // The same values as ATen's layer_norm, weight and bias included.
+  Graph affine = graph_of(R"(inputs:
+  x: {shape: [5, 7], dtype: float64}
+params:
+  w: {shape: [7], dtype: float64}
+  b: {shape: [7], dtype: float64}
+graph:
+  - {id: y, op: layer_norm, args: [x, w, b], normalized_shape: [7]}
+outputs: [y]
+)");
+  const at::Tensor ax = at::randn({5, 7}, at::kDouble), aw = at::randn({7}, at::kDouble), ab = at::randn({7}, at::kDouble);
+  const at::Tensor want = run_eager(affine, {ax, aw, ab})[0];
+  EXPECT_TRUE(at::allclose(run_eager(upcast_fp64(affine), {ax, aw, ab})[0], want, 1e-12, 1e-12));
+  // Found by the fuzzer (`gbc divergence tolerance [eq]`, seed 7501287): eq(0, layer_norm(x)) of a
+  // float64 row [0, 0, 0, -1, 0, 1]. ATen's float64 Welford mean is -2.8e-17, so its zeros are
+  // not 0, in eager and in a reference that ran ATen's kernel; gbc's (x - mean) * rstd is exact.
+  Graph row = graph_of(R"(inputs:
+  x: {shape: [1, 6], dtype: float64}
+graph:
+  - {id: n, op: layer_norm, args: [x], normalized_shape: [6]}
+  - {id: z, op: eq, args: [n, 0.0]}
+outputs: [z]
+)");
+  const at::Tensor rx = at::tensor({0.0, 0.0, 0.0, -1.0, 0.0, 1.0}, at::kDouble).reshape({1, 6});
+  EXPECT_TRUE(at::equal(run_eager(upcast_fp64(row), {rx})[0], (rx == 0)));
   Graph one = graph_of(R"(inputs:
   x: {shape: [6, 1], values: {dist: const, value: 0.37132260203361511}}
 graph:
@@ -166,15 +197,15 @@ outputs: [v, s]
   EXPECT_TRUE(at::equal(out[1], at::zeros({1, 3}, at::kDouble))) << out[1];
 }
 
-}  // namespace
-// Found by the fuzzer (`gbc divergence tolerance []`, seed 6301338): to(batch_norm(x), int16) in
-// bfloat16, where the batch_norm's value lies next to the midpoint between two bfloat16 values:
+// Found by the fuzzer (`gbc divergence tolerance []`, seeds 6301338 and 7400100): to(batch_norm(x),
+// int16) in bfloat16, where the batch_norm's value lies at the midpoint between two bfloat16 values:
 // eager and gbc round it to either side (0.99609375 and 1.0) before the cast, and the reference's
-// exact value truncates to eager's. With cast_nudge the cast's input moves by the float32 tolerance
-// and is rounded to bfloat16 again: the two graphs reach both results. A float32 value within
-// rounding of a whole number reaches both neighbours too; integer casts of integers, and values far
-// from a threshold, stay as they are.
-TEST(UpcastFp64, CastNudgeBoundsTheIntegersRoundingOfTheCastsInputReaches) {
+// exact value truncates to eager's. With threshold_nudge the cast's input moves by the float32
+// tolerance and is rounded to bfloat16 again: the two graphs reach both results. A float32 value
+// within rounding of a whole number reaches both neighbours too, as does one under floor or a
+// comparison with a number (seed 7401242: gt of a sum that is exactly 0); integer casts of
+// integers, comparisons of two tensors, and values far from a threshold stay as they are.
+TEST(UpcastFp64, ThresholdNudgeBoundsWhatRoundingAtAThresholdDecides) {
   Graph g = graph_of(R"(inputs:
   h: {shape: [3], dtype: bfloat16}
   f: {shape: [3]}
@@ -185,7 +216,11 @@ graph:
   - {id: c, op: to, args: [i], dtype: int64}
   - {id: fb, op: to, args: [f], dtype: bfloat16}
   - {id: d, op: to, args: [fb], dtype: int16}
-outputs: [a, b, c, d]
+  - {id: fl, op: floor, args: [f]}
+  - {id: z, op: sub, args: [f, f]}
+  - {id: gz, op: gt, args: [z, 0]}
+  - {id: le, op: le, args: [f, f]}
+outputs: [a, b, c, d, fl, gz, le]
 )");
   const UpcastOptions down{-1, 1.3e-6, 1e-5, 1e-7, 1e-7}, up{+1, 1.3e-6, 1e-5, 1e-7, 1e-7};
   // 0.998046875 is the midpoint between bfloat16's 0.99609375 and 1.0; 2.999999 is within the
@@ -204,8 +239,49 @@ outputs: [a, b, c, d]
   for (const auto* out : {&exact, &lo, &hi}) EXPECT_TRUE(at::equal((*out)[2], at::tensor({1, 2, 3}, at::kLong)));
   // A cast to bfloat16 in the graph, then to int16: 2.999999 rounds to bfloat16's 3 either way.
   for (const auto* out : {&exact, &lo, &hi}) EXPECT_TRUE(at::equal((*out)[3], at::tensor({3, 7, -3}, at::kShort))) << (*out)[3];
+  EXPECT_TRUE(at::equal(exact[4], at::tensor({2.0, 7.0, -3.0}, at::kDouble))) << exact[4];
+  EXPECT_TRUE(at::equal(hi[4], at::tensor({3.0, 7.0, -3.0}, at::kDouble))) << hi[4];
+  EXPECT_TRUE(at::equal(lo[4], at::tensor({2.0, 7.0, -4.0}, at::kDouble))) << lo[4];
+  EXPECT_TRUE(at::equal(lo[5], at::zeros({3}, at::kBool))) << lo[5];
+  EXPECT_TRUE(at::equal(hi[5], at::ones({3}, at::kBool))) << hi[5];
+  for (const auto* out : {&exact, &lo, &hi}) EXPECT_TRUE(at::equal((*out)[6], at::ones({3}, at::kBool))) << "le(f, f)";
+  // Which operand is thresholded: the float tensor of a remainder with an integer, nothing for
+  // two float tensors or two integers.
+  Graph r = graph_of(R"(inputs:
+  f: {shape: [3]}
+  i: {shape: [3], dtype: int32}
+graph:
+  - {id: a, op: remainder, args: [i, f]}
+  - {id: b, op: remainder, args: [f, f]}
+  - {id: c, op: remainder, args: [i, i]}
+  - {id: d, op: lt, args: [f, i]}
+outputs: [a, b, c, d]
+)");
+  EXPECT_EQ(thresholded_float_arg(r, r.body.nodes[0]), std::optional<size_t>(1));
+  for (size_t k = 1; k < 4; ++k) EXPECT_EQ(thresholded_float_arg(r, r.body.nodes[k]), std::nullopt) << k;
   // Without a nudge the graph is the plain reference: no added nodes.
   EXPECT_EQ(ir(upcast_fp64(g, {})), ir(upcast_fp64(g)));
 }
 
+
+// Found by the fuzzer again (`gbc divergence nan_inf [log1p]`, seed 7503268): LibTorch 1.13's
+// float64 log1p of 1.43e308 is inf, and the reference that ran it could not tell eager's inf from
+// gbc's exact 709.6. The reference takes log(x) above 1e300, where the two are equal.
+TEST(UpcastFp64, Log1pOfHugeFloat64ValuesIsFinite) {
+  Graph g = graph_of(R"(inputs:
+  x: {shape: [4], dtype: float64}
+graph:
+  - {id: y, op: log1p, args: [x]}
+outputs: [y]
+)");
+  const double inf = std::numeric_limits<double>::infinity();
+  const at::Tensor x = at::tensor({1.4346235585632104e+308, 0.5, inf, -0.25}, at::kDouble);
+  const at::Tensor y = run_eager(upcast_fp64(g), {x})[0];
+  EXPECT_EQ(y[0].item<double>(), std::log(1.4346235585632104e+308));
+  EXPECT_EQ(y[1].item<double>(), std::log1p(0.5));
+  EXPECT_EQ(y[2].item<double>(), inf);
+  EXPECT_EQ(y[3].item<double>(), std::log1p(-0.25));
+}
+
+}  // namespace
 }  // namespace gbc
