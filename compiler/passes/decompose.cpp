@@ -316,15 +316,19 @@ class Decomposer {
     e.result(OpId::Add, {val(scaled), val(shift_c)});
   }
 
-  // Training mode needs the batch statistics' count, to unbias the variance: constant and at
-  // least 2 (ATen raises for 1 value per channel). Not for float64 inputs: their float64 sums
-  // overflow near the float64 maximum where ATen's Welford mean does not, with nothing wider to
-  // compute in (float32 and narrower sum in float64, which cannot overflow).
+  // Training mode needs the batch statistics' count, to unbias the variance: at least 2 for every
+  // binding of the dims (ATen raises for 1 value per channel); a count of symbolic size is summed
+  // at run time. Not for float64 inputs: their float64 sums overflow near the float64 maximum
+  // where ATen's Welford mean does not, with nothing wider to compute in (float32 and narrower sum
+  // in float64, which cannot overflow). Undecomposed, it ran on ATen, on whatever layout gbc gave
+  // its input, and ATen's float32 batch_norm overflows on contiguous input where eager's strided
+  // one did not (found by the fuzzer, seed 7401394).
   bool training_batch_norm_decomposable(const Node& node) const {
     const SymShape& xs = shape_of(node, 0);
     if (xs.size() < 2 || g_.type(node.args[0].value).dtype == DType::Float64) return false;
-    const std::optional<int64_t> count = constant_count(batch_stat_sizes(xs));
-    return count && *count >= 2;
+    int64_t least = 1;
+    for (const DimExpr& d : batch_stat_sizes(xs)) least *= g_.dims.min_of(d);
+    return least >= 2;
   }
 
   // The sizes a batch statistic reduces over: every dim of xs but the channels (dim 1).
@@ -350,7 +354,7 @@ class Decomposer {
     const SymShape xs = shape_of(n, 0);  // a copy: emitting nodes adds values
     std::vector<int64_t> trailing;
     for (size_t d = 2; d < xs.size(); ++d) trailing.push_back(static_cast<int64_t>(d));
-    const int64_t count = *constant_count(batch_stat_sizes(xs));
+    const std::optional<int64_t> count = constant_count(batch_stat_sizes(xs));
     const double momentum = n.attr_float("momentum", 0.1);
     auto f64 = [&](ValueId v, const std::string& name) { return to_f64(e, v, name); };
     auto f32 = [&](ValueId v, const std::string& name) {
@@ -364,14 +368,27 @@ class Decomposer {
       return e.op(OpId::Sum, {val(rows)}, {{"dim", std::vector<int64_t>{0}}, {"keepdim", true}}, name);
     };
     ValueId x = e.arg(0), weight = e.arg(1), bias = e.arg(2);
+    // The count per channel less `minus`: a number, or for dims of symbolic size the float64 sum
+    // of ones over the same dims (float64(x == x) * 0 + 1 is 1 for NaN and Inf too).
+    std::optional<ValueId> counted;
+    if (!count) {
+      ValueId same = e.op(OpId::Eq, {val(x), val(x)}, {}, "same");
+      ValueId zeros = e.op(OpId::Mul, {val(f64(same, "same_f64")), num(0.0)}, {}, "zeros");
+      counted = channel_sum(e.op(OpId::Add, {val(zeros), num(1.0)}, {}, "ones"), "count");
+    }
+    auto count_less = [&](int64_t minus, const std::string& name) -> Arg {
+      if (count) return num_int(*count - minus);
+      if (minus == 0) return val(*counted);
+      return val(e.op(OpId::Sub, {val(*counted), num_int(minus)}, {}, name));
+    };
     ValueId sum = channel_sum(f64(x, "x_f64"), "sum");
-    ValueId mean = f32(e.op(OpId::Div, {val(sum), num_int(count)}, {}, "batch_mean_f64"), "batch_mean");
+    ValueId mean = f32(e.op(OpId::Div, {val(sum), count_less(0, "")}, {}, "batch_mean_f64"), "batch_mean");
     // x itself, not x_f64: float32 minus a float64 tensor computes in float64 all the same, and a
     // value two reductions shared would be written out between them (8 bytes per element).
     ValueId centered = e.op(OpId::Sub, {val(x), val(f64(mean, "batch_mean_f64_rounded"))}, {}, "centered");
     ValueId sq = e.op(OpId::Mul, {val(centered), val(centered)}, {}, "sq");
     ValueId var_sum = channel_sum(sq, "var_sum");
-    ValueId var = e.op(OpId::Div, {val(var_sum), num_int(count)}, {}, "batch_var");
+    ValueId var = e.op(OpId::Div, {val(var_sum), count_less(0, "")}, {}, "batch_var");
     ValueId ve = e.op(OpId::Add, {val(var), num(n.attr_float("eps", 1e-5))}, {}, "var_eps");
     ValueId invstd = f32(e.op(OpId::Rsqrt, {val(ve)}, {}, "invstd_f64"), "invstd");
     ValueId scale = e.op(OpId::Mul, {val(invstd), val(per_channel(e, xs, weight, "weight_c"))}, {}, "scale");
@@ -383,7 +400,7 @@ class Decomposer {
       e.op(OpId::CopyInPlace, {n.args[arg], val(updated)}, {}, name + "_written");
     };
     update(3, mean, "running_mean");
-    update(4, e.op(OpId::Div, {val(var_sum), num_int(count - 1)}, {}, "unbiased_var"), "running_var");
+    update(4, e.op(OpId::Div, {val(var_sum), count_less(1, "count_less_one")}, {}, "unbiased_var"), "running_var");
     // (x * scale - mean * scale) + bias, not ATen's x * scale + (bias - mean * scale): in a channel
     // of equal values the variance is 0 and scale is weight / sqrt(eps) (1000 for eps 1e-6); the
     // two products are then equal and cancel exactly, where bias - mean * scale kept ulp(1000) =

@@ -234,7 +234,14 @@ GivenCase match_given_tensors(const Model& model, const GivenTensors& given) {
   for (size_t i = 0; i < specs.size(); ++i) {
     const TensorSpec& s = specs[i];
     const at::Tensor& t = matched[i];
-    if (t.scalar_type() != to_aten(s.dtype)) input_error(s, "dtype " + dtype_of(t) + ", the model takes " + std::string(dtype_name(s.dtype)));
+    // An input with a `dtypes:` list takes any of them (the cases a fuzz run's reducer saved do).
+    bool dtype_ok = t.scalar_type() == to_aten(s.dtype);
+    std::string takes(dtype_name(s.dtype));
+    for (DType d : s.dtypes) {
+      dtype_ok = dtype_ok || t.scalar_type() == to_aten(d);
+      if (d != s.dtype) takes += " or " + std::string(dtype_name(d));
+    }
+    if (!dtype_ok) input_error(s, "dtype " + dtype_of(t) + ", the model takes " + takes);
     if (static_cast<size_t>(t.dim()) != s.shape.size())
       input_error(s, "shape " + c10::str(t.sizes()) + " has " + std::to_string(t.dim()) + " dims, the model's has " +
                          std::to_string(s.shape.size()));
@@ -258,8 +265,7 @@ GivenCase match_given_tensors(const Model& model, const GivenTensors& given) {
     if (matched[i].sizes().vec() != *want)
       input_error(s, "shape " + c10::str(matched[i].sizes()) + ", the model takes " + c10::str(c10::IntArrayRef(*want)));
     c.inputs.push_back(matched[i].detach().to(at::kCPU));  // a view stays one: its layout may be the bug
-    c.descriptions.push_back(s.name + ": " + std::string(dtype_name(s.dtype)) + c10::str(c10::IntArrayRef(*want)) + " from " +
-                             given.source);
+    c.descriptions.push_back(s.name + ": " + dtype_of(matched[i]) + c10::str(c10::IntArrayRef(*want)) + " from " + given.source);
   }
   for (size_t k = 0; k < given.names.size(); ++k) {
     const TensorSpec& s = *model.find_spec(given.names[k]);

@@ -131,6 +131,32 @@ outputs: [y]
   }
 }
 
+// An input with a `dtypes:` list takes each of its dtypes: a fuzz run's reducer saves the failing
+// case's inputs.json in the dtype the case drew (seed 7600223: x2 float32 with dtypes [float32,
+// float64], saved as float64), and replaying it must not fail on the dtype.
+TEST_F(UserInputs, AnInputWithADtypesListTakesEachOfThem) {
+  const Model varied = load_model_text(R"(format: gbcheck/v1
+name: varied
+inputs:
+  x: {shape: [2], dtype: float32, dtypes: [float32, float64]}
+graph:
+  - {id: y, op: neg, args: [x]}
+outputs: [y]
+)", "varied.yaml");
+  const std::string wide = dir_.file("wide.json", R"({"x": {"dtype": "float64", "shape": [2], "values": [1e300, -2]}})");
+  const std::vector<GivenCase> c = load_given_cases(varied, {wide});
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].inputs[0].scalar_type(), at::kDouble);
+  EXPECT_NE(c[0].descriptions[0].find("x: float64[2]"), std::string::npos) << c[0].descriptions[0];
+  const std::string narrow = dir_.file("narrow.json", R"({"x": {"dtype": "int32", "shape": [2], "values": [1, 2]}})");
+  try {
+    load_given_cases(varied, {narrow});
+    ADD_FAILURE() << "no error";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("input 'x': dtype int32, the model takes float32 or float64"), std::string::npos) << e.what();
+  }
+}
+
 // An entry's "layout" rebuilds the view the failure had; one that does not fit is an error.
 TEST_F(UserInputs, InputsJsonAndManifestKeepALayout) {
   const std::string file = dir_.file("view.json", R"({"x": {"dtype": "float32", "shape": [2, 8], "layout": "expanded", "dim": 0,

@@ -230,6 +230,18 @@ graph:
 outputs: [y, l]
 )",
      false},
+    {"batch_norm_training_symbolic", R"(dims: {N: [1, 4], H: [2, 5]}
+inputs: {x: {shape: [N, 3, H]}}
+params:
+  w: {shape: [3]}
+  b: {shape: [3]}
+  m: {shape: [3]}
+  v: {shape: [3], values: {dist: uniform, low: 0.5, high: 2.0}}
+graph:
+  - {id: y, op: batch_norm, args: [x, w, b, m, v], training: true, momentum: 0.2}
+outputs: [y, m, v]
+)",
+     false},
     {"float16", R"(dims: {B: [1, 4]}
 inputs: {x: {shape: [B, 8], dtype: float16}}
 params:

@@ -127,6 +127,40 @@ outputs: [d, e1, e2, x]
     expect_matches_eager(*test::prepared(tier, model, options_of(model)), model.graph, inputs);
 }
 
+// Found by the fuzzer (`gbc divergence fp64,tolerance [mean]`, seed 7401394): a training
+// batch_norm over dims of symbolic size was not decomposed and ran on ATen, whose float32 kernel
+// overflows on a contiguous input holding 3.04e38 (it gives 0s) where eager's transposed input took
+// its float64 path. Decomposed with the count summed at run time, gbc's statistics are float64 for
+// every layout and every binding of the dims.
+TEST(GeneratedCode, TrainingBatchNormOverSymbolicDimsKeepsFloat64Statistics) {
+  Model model = load(R"(format: gbcheck/v1
+name: batch_norm_dynamic
+dims: {M: [2, 6], N: [2, 4]}
+inputs:
+  x: {shape: [1, M, 2, N]}
+params:
+  w: {shape: [M], values: {dist: const, value: 1.0}}
+  b: {shape: [M], values: {dist: const, value: 0.0}}
+  rm: {shape: [M], values: {dist: const, value: 0.0}}
+  rv: {shape: [M], values: {dist: const, value: 1.0}}
+graph:
+  - {id: y, op: batch_norm, args: [x, w, b, rm, rv], training: true}
+outputs: [y]
+check: {dynamic: true}
+)");
+  at::Tensor x = at::zeros({1, 2, 2, 2});
+  x[0][1][1][0] = 3.0384491665593022e+38;
+  const at::Tensor want = at::tensor({-0.57735026f, -0.57735026f, 1.7320508f, -0.57735026f});
+  for (const char* tier : {"gbc", "gbc-interp"}) {
+    std::unique_ptr<Backend> backend = test::prepared(tier, model, options_of(model));
+    const std::vector<at::Tensor> in = {x, at::ones({2}), at::zeros({2}), at::zeros({2}), at::ones({2})};
+    const at::Tensor y = backend->run(test::clones(in))[0];
+    EXPECT_TRUE(at::allclose(y[0][1].reshape({4}), want, 1e-5, 1e-6)) << tier << "\n" << y[0][1];
+    EXPECT_TRUE(at::allclose(y[0][0], at::zeros({2, 2}))) << tier;
+    EXPECT_EQ(backend->stats().fallbacks, 0) << tier << ": the batch_norm runs in gbc, not on ATen";
+  }
+}
+
 // Found by the fuzzer as a `determinism` failure of gbc (`gbc divergence determinism [log1p]`,
 // docs/fuzzing.md): GCC evaluates a libm call whose argument it can prove constant (here the fill
 // of a `where`, 2.5) with MPFR, correctly rounded, while glibc's log1pf(2.5f) at run time is one
