@@ -5,12 +5,12 @@
 #include <cmath>
 #include <optional>
 
-#include "oracles/threshold_rounding.h"
 #include "oracles/eager_outlier.h"
 #include "oracles/error_stats.h"
 #include "oracles/fp64_oracle.h"
 #include "oracles/nan_inf_oracle.h"
 #include "oracles/signed_zero_oracle.h"
+#include "oracles/threshold_rounding.h"
 #include "oracles/tolerance_oracle.h"
 
 namespace gbc {
@@ -59,6 +59,12 @@ Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, cons
   // A difference the references with each thresholded value moved by its tolerance reach is
   // rounding at a threshold (threshold_rounding.h): a verdict of fp64 that overrules the failures.
   auto settled_at_a_threshold = [&]() {
+    // What the rule explains: the values (tolerance, fp64) and the NaN/Inf pattern, not a zero's sign.
+    const auto explained = [](const Verdict& v) {
+      return v.oracle == oracle_name::kTolerance || v.oracle == oracle_name::kFp64 || v.oracle == oracle_name::kNanInf;
+    };
+    for (const Verdict& v : j.verdicts)
+      if (v.fails() && !explained(v)) return false;
     if (!config.oracles.fp64 || !comparable || !config.fp64_threshold_bounds || !reference().defined()) return false;
     const auto [down, up] = config.fp64_threshold_bounds();
     const int64_t rounded = threshold_rounding_elements(eager, compiled, *ref, down, up, config.tol);

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <set>
 #include <type_traits>
 
 #include "compiler/ir/kernel_prelude.h"
@@ -302,7 +301,7 @@ std::optional<Scalar> full_element(const Scalar& value, DType dtype) {
 
 class Folder {
  public:
-  explicit Folder(Graph& graph) : g_(graph), aa_(graph) {}
+  explicit Folder(Graph& graph) : g_(graph), aa_(graph), returned_(aa_) {}
 
   void run() {
     visit(g_.body);
@@ -396,11 +395,11 @@ class Folder {
       // runs `mul_(x, 0)` after this graph returned `div(x, 1)`: found by the fuzzer, seed 7400401).
       if (aa_.may_be_mutated(x.value) || aa_.may_be_mutated(result)) continue;
       const bool shares = xt.dtype == rt.dtype;  // else a cast: a new tensor
-      const bool result_returned = returned(result);
-      if (shares && result_returned && (aa_.may_alias_graph_input(x.value) || returned(x.value))) continue;
+      if (shares && returned_.returned(result) && (aa_.may_alias_graph_input(x.value) || returned_.returned(x.value)))
+        continue;
       if (shares) {
         subst_[result] = x.value;
-        if (result_returned) returned_.insert(aa_.roots(x.value).begin(), aa_.roots(x.value).end());
+        returned_.substitute(result, x.value);
       } else {
         out.push_back(make_node_into(g_, result, OpId::To, {x}, {{"dtype", rt.dtype}}, n.loc));
       }
@@ -409,17 +408,9 @@ class Folder {
     return false;
   }
 
-  // Whether a graph output may share v's storage, substitutions made so far included.
-  bool returned(ValueId v) const {
-    if (aa_.may_alias_graph_output(v)) return true;
-    for (ValueId r : aa_.roots(v))
-      if (returned_.count(r)) return true;
-    return false;
-  }
-
   Graph& g_;
   AliasAnalysis aa_;
-  std::set<ValueId> returned_;  // roots an output reads since a substitution
+  ReturnedStorage returned_;
   std::map<ValueId, Scalar> constants_;
   std::map<ValueId, ValueId> subst_;
 };

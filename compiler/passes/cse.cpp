@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <set>
 #include <string>
 
 #include "compiler/passes/effects.h"
@@ -47,7 +46,7 @@ std::string node_key(const Node& n) {
 
 class Eliminator {
  public:
-  explicit Eliminator(Graph& graph) : g_(graph), aa_(graph) {}
+  explicit Eliminator(Graph& graph) : g_(graph), aa_(graph), returned_(aa_) {}
 
   void run() {
     visit(g_.body, {});
@@ -68,9 +67,10 @@ class Eliminator {
         auto it = available.find(key);
         // Two outputs merged into one tensor: a write to one after the graph returns (a graph
         // break's in-place op) would show in the other, where eager has two tensors.
-        const bool both_returned = it != available.end() && returned(n.output()) && returned(it->second);
+        const bool both_returned =
+            it != available.end() && returned_.returned(n.output()) && returned_.returned(it->second);
         if (it != available.end() && !both_returned) {
-          if (returned(n.output())) returned_.insert(aa_.roots(it->second).begin(), aa_.roots(it->second).end());
+          returned_.substitute(n.output(), it->second);
           subst_[n.output()] = it->second;
           continue;
         }
@@ -81,14 +81,6 @@ class Eliminator {
     block.nodes = std::move(out);
   }
 
-  // Whether a graph output may share v's storage, merges made so far included.
-  bool returned(ValueId v) const {
-    if (aa_.may_alias_graph_output(v)) return true;
-    for (ValueId r : aa_.roots(v))
-      if (returned_.count(r)) return true;
-    return false;
-  }
-
   ValueId resolve(ValueId v) const {
     for (auto it = subst_.find(v); it != subst_.end(); it = subst_.find(v)) v = it->second;
     return v;
@@ -97,7 +89,7 @@ class Eliminator {
   Graph& g_;
   AliasAnalysis aa_;
   std::map<ValueId, ValueId> subst_;
-  std::set<ValueId> returned_;  // roots an output reads since a merge
+  ReturnedStorage returned_;
 };
 
 }  // namespace

@@ -121,4 +121,14 @@ bool AliasAnalysis::may_alias_graph_output(ValueId v) const { return intersects(
 
 bool AliasAnalysis::may_be_mutated(ValueId v) const { return intersects(roots(v), mutated_roots_); }
 
+bool ReturnedStorage::returned(ValueId v) const {
+  return aa_.may_alias_graph_output(v) || intersects(aa_.roots(v), substituted_roots_);
+}
+
+void ReturnedStorage::substitute(ValueId replaced, ValueId by) {
+  if (!returned(replaced)) return;
+  const std::set<ValueId>& r = aa_.roots(by);
+  substituted_roots_.insert(r.begin(), r.end());
+}
+
 }  // namespace gbc

@@ -47,4 +47,21 @@ class AliasAnalysis {
   std::set<ValueId> mutated_roots_;
 };
 
+/// The storage a graph hands back to its caller while a pass makes values stand for others
+/// (constant folding's x * 1 -> x, CSE): what a graph output reads, statically or through a
+/// substitution made so far. The caller holds its inputs and outputs and may write to them, so
+/// such a pass must not make two of them one tensor.
+class ReturnedStorage {
+ public:
+  explicit ReturnedStorage(const AliasAnalysis& aa) : aa_(aa) {}
+  /// Whether a graph output may share v's storage.
+  bool returned(ValueId v) const;
+  /// `replaced` now stands for `by`: if a graph output read `replaced`, it reads `by`.
+  void substitute(ValueId replaced, ValueId by);
+
+ private:
+  const AliasAnalysis& aa_;
+  std::set<ValueId> substituted_roots_;
+};
+
 }  // namespace gbc

@@ -13,7 +13,9 @@ namespace {
 
 class Upcaster {
  public:
-  Upcaster(Graph& graph, const UpcastOptions& options) : g_(graph), original_(graph), options_(options) {}
+  // graph: the copy it rewrites; original: the graph as loaded, which outlives it.
+  Upcaster(Graph& graph, const Graph& original, const UpcastOptions& options)
+      : g_(graph), original_(original), options_(options) {}
 
   void run() {
     for (const auto& in : g_.inputs) {
@@ -228,7 +230,7 @@ class Upcaster {
   }
 
   Graph& g_;
-  const Graph original_;  // the types as loaded: which values were float16, bfloat16, float32
+  const Graph& original_;  // the types as loaded: which values were float16, bfloat16, float32
   UpcastOptions options_;
 };
 
@@ -264,7 +266,7 @@ std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n) {
 
 Graph upcast_fp64(const Graph& graph, const UpcastOptions& options) {
   Graph g = graph;
-  Upcaster(g, options).run();
+  Upcaster(g, graph, options).run();
   return g;
 }
 

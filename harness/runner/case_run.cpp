@@ -365,7 +365,7 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
     auto it = fp64_captured.find(v);
     return fp64->empty() || it == fp64_captured.end() ? at::Tensor() : it->second;
   };
-  // The references with every float-to-integer cast's input moved down and up (threshold_rounding.h).
+  // The references with every thresholded value moved down and up (oracles/threshold_rounding.h).
   std::optional<std::vector<at::Tensor>> fp64_down, fp64_up;
   auto fp64_threshold_bounds = [&](size_t o) -> std::pair<at::Tensor, at::Tensor> {
     if (!fp64_down) fp64_down = run_fp64_nudged(tc, -1);

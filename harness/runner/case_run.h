@@ -74,8 +74,9 @@ class CaseRunner {
   /// (dropout arguments) from the last step. Empty on failure, which `failure` explains.
   std::vector<at::Tensor> run_fp64(const TestCase& tc, std::string& failure, std::vector<at::Tensor>& inputs_after,
                                    std::map<ValueId, at::Tensor>& captured);
-  /// The float64 reference's outputs with every float-to-integer cast's input moved down (-1) or
-  /// up (+1) by its float tolerance (oracles/threshold_rounding.h); empty on failure.
+  /// The float64 reference's outputs with every thresholded float value (an integer cast's input,
+  /// floor's, a comparison's tensor, ...) moved down (-1) or up (+1) by its float tolerance
+  /// (oracles/threshold_rounding.h); empty on failure.
   std::vector<at::Tensor> run_fp64_nudged(const TestCase& tc, int direction);
   /// run_fp64's steps on `graph`.
   std::vector<at::Tensor> run_fp64_graph(const Graph& graph, const TestCase& tc, std::string& failure,
@@ -91,7 +92,7 @@ class CaseRunner {
   c10::Device device_;
   Reference reference_;
   std::optional<Graph> fp64_graph_;  // made on first need
-  std::optional<Graph> fp64_nudged_graphs_[2];  // cast inputs moved down, up (made on first need)
+  std::optional<Graph> fp64_nudged_graphs_[2];  // thresholded values moved down, up (made on first need)
 };
 
 /// One run's results and its graph inputs as the run left them (graph.inputs order).

@@ -87,6 +87,15 @@ TEST(ThresholdRounding, AResultNoReferenceReachesFails) {
   // A float off by more than the tolerance from every reference fails too.
   const at::Tensor fe = float_values({1.0f}), fc = float_values({1.1f}), fr = at::tensor({1.0}), fu = at::tensor({1.05});
   EXPECT_FALSE(judge_tensor(fe, fc, [&] { return fr; }, config_with_bounds(fr, fu, &calls)).pass());
+  // Rounding at a threshold explains values, not a zero of the other sign beside them.
+  JudgeConfig pinned = config_with_bounds(at::tensor({0.25, 0.0}), at::tensor({0.75, 0.0}), &calls);
+  pinned.zero_sign_pinned = true;
+  const Judgement j = judge_tensor(float_values({0.25f, 0.0f}), float_values({0.75f, -0.0f}),
+                                   [] { return at::tensor({0.25, 0.0}); }, pinned);
+  EXPECT_FALSE(j.pass());
+  bool signed_zero_fails = false;
+  for (const Verdict& v : j.verdicts) signed_zero_fails = signed_zero_fails || (v.oracle == "signed_zero" && v.fails());
+  EXPECT_TRUE(signed_zero_fails);
 }
 
 TEST(ThresholdRounding, NothingIsExcusedWithoutTheBounds) {
