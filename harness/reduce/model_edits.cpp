@@ -64,7 +64,24 @@ std::string fresh_identifier(const Graph& g, const std::string& wanted, ValueId 
     if (!taken(base + "_" + std::to_string(k))) return base + "_" + std::to_string(k);
 }
 
-void make_input(ReductionSubject& s, ValueId v, const at::Tensor& value) {
+// The dtype of every value under each dtype variant of the model's inputs (`dtypes:` lists), or
+// nothing when the model has one variant: a value promoted to an input declares the dtype it has
+// in each variant, so the failing case's value (of its variant's dtype) fits the declaration.
+std::vector<std::vector<DType>> dtypes_by_variant(const Model& m) {
+  std::vector<std::vector<DType>> out;
+  if (m.dtype_variants() < 2) return out;
+  for (int64_t k = 0; k < m.dtype_variants(); ++k) {
+    Graph retyped;
+    Diagnostics diags;
+    const Graph& g = m.graph_for_variant(k, retyped, diags) ? retyped : m.graph;
+    std::vector<DType>& types = out.emplace_back();
+    for (size_t v = 0; v < g.values.size(); ++v) types.push_back(g.values[v].type.dtype);
+  }
+  return out;
+}
+
+void make_input(ReductionSubject& s, ValueId v, const at::Tensor& value,
+                const std::vector<std::vector<DType>>& variant_dtypes) {
   Graph& g = s.model.graph;
   std::string name = fresh_identifier(g, g.name_of(v), v);
   g.value(v).name = name;
@@ -72,6 +89,8 @@ void make_input(ReductionSubject& s, ValueId v, const at::Tensor& value) {
   spec.name = name;
   spec.value = v;
   spec.dtype = g.type(v).dtype;
+  for (const std::vector<DType>& types : variant_dtypes) spec.dtypes.push_back(types[static_cast<size_t>(v)]);
+  if (std::all_of(spec.dtypes.begin(), spec.dtypes.end(), [&](DType d) { return d == spec.dtype; })) spec.dtypes.clear();
   spec.shape = input_shape(s.model, g.type(v), value);
   spec.dist = ValueDist::default_for(spec.dtype);
   s.model.inputs.push_back(spec);
@@ -151,6 +170,7 @@ bool remove_nodes(ReductionSubject& s, const std::vector<size_t>& indices, const
   std::set<ValueId> dropped_outputs;
   std::vector<Node> kept;
   bool removed = false;
+  const std::vector<std::vector<DType>> variant_dtypes = dtypes_by_variant(s.model);
   for (size_t i = 0; i < g.body.nodes.size(); ++i) {
     Node n = std::move(g.body.nodes[i]);
     for_each_arg_value(n, resolve);
@@ -190,7 +210,7 @@ bool remove_nodes(ReductionSubject& s, const std::vector<size_t>& indices, const
       ValueId v = n.outputs[k];
       switch (plan[k].first) {
         case How::Bypass: subst[v] = plan[k].second; break;
-        case How::Input: make_input(s, v, ev.at(v)); break;
+        case How::Input: make_input(s, v, ev.at(v), variant_dtypes); break;
         case How::DropOutput: dropped_outputs.insert(v); break;
       }
     }

@@ -62,6 +62,34 @@ TEST(ModelEdits, RemovingANodeFeedsItsUsersTheRealValue) {
   EXPECT_EQ(s.node_count(), 3);
 }
 
+// A case of a model's second dtype variant (float64 inputs): the value promoted to an input is
+// float64 there and float32 in the first variant, and its declaration says both, so the failing
+// case's values replay with --inputs and the check runs the variant the failure came from.
+TEST(ModelEdits, AValueMadeAnInputDeclaresItsDtypeInEveryVariant) {
+  ReductionSubject s;
+  s.model = load_model_text(
+      "format: gbcheck/v1\ninputs:\n  x: {shape: [4], dtypes: [float32, float64]}\n"
+      "  y: {shape: [4], dtypes: [float32, float64]}\ngraph:\n"
+      "  - {id: a, op: add, args: [x, y]}\n  - {id: m, op: gt, args: [a, 0.5]}\n"
+      "  - {id: b, op: where, args: [m, a, y]}\noutputs: [b]\n",
+      "edit.yaml");
+  s.values["x"] = at::arange(4, at::kDouble);
+  s.values["y"] = at::arange(4, at::kDouble) * 0.5;
+  auto ev = eager_values(s);
+  ASSERT_TRUE(remove_nodes(s, {index_of(s.model, "add"), index_of(s.model, "gt")}, ev));
+  s.model = rebuild(s.model);
+  const TensorSpec* a = s.model.find_spec("a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->dtype, DType::Float32);
+  EXPECT_EQ(a->dtypes, (std::vector<DType>{DType::Float32, DType::Float64}));
+  EXPECT_EQ(s.values.at("a").scalar_type(), at::kDouble);
+  // A bool value is bool in both variants: no list.
+  const TensorSpec* m = s.model.find_spec("m");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->dtype, DType::Bool);
+  EXPECT_TRUE(m->dtypes.empty());
+}
+
 TEST(ModelEdits, RemovingAnOutputsProducerBypassesItWhenTypesFit) {
   ReductionSubject s = subject(kChain);
   ASSERT_TRUE(remove_nodes(s, {index_of(s.model, "neg")}, eager_values(s)));
