@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "compiler/ir/generic_op.h"
 #include "compiler/ir/infer.h"
 #include "compiler/ir/op_schema.h"
 #include "compiler/ir/printer.h"
@@ -44,6 +45,7 @@ class Upcaster {
       if (n.op == OpId::Log1p) guard_log1p(n, out);
       if (half) keep_half_rounding(n, *half, out);
       if (options_.threshold_nudge != 0) nudge_threshold_input(n, out);
+      if (options_.threshold_nudge != 0 && near_tie_argmax(original_, n)) break_near_tie(n, out);
       out.push_back(std::move(n));
     }
     block.nodes = std::move(out);
@@ -109,6 +111,91 @@ class Upcaster {
       out.push_back(std::move(widened));
     }
     infer(n);
+  }
+
+  // An argmax over values within rounding of one another (equal in exact arithmetic, or a near-tie
+  // rounding in eager or the compiled path turns around) has no index that float arithmetic
+  // decides: each side's rounding picks one. The nudged references pick the first (down) and the
+  // last (up) index whose value is within its tolerance of the maximum; the plain reference picks
+  // the exact maximum. A row holding NaN keeps its first NaN, as argmax does.
+  void break_near_tie(Node& n, std::vector<Node>& out) {
+    const ValueId x = n.args[0].value;
+    const std::optional<std::vector<int64_t>> dims = n.attr_int_list("dim");
+    const bool all = !dims || dims->empty();
+    const bool keepdim = n.attr_bool("keepdim", false);
+    if (all && keepdim) return;  // the flattened index of a kept-dim result: left to the plain reference
+    const auto [rtol, atol] = tolerance_of(original_.type(x).dtype);
+    const std::string name = g_.name_of(n.output()) + (options_.threshold_nudge > 0 ? ".last" : ".first");
+    auto add = [&](OpId op, std::vector<Arg> args, Attrs attrs, const std::string& suffix) {
+      Node m = make_node(g_, op, std::move(args), std::move(attrs), n.loc, name + suffix);
+      const ValueId v = m.output();
+      out.push_back(std::move(m));
+      return Arg::of(v);
+    };
+    Arg values = n.args[0];
+    Attrs reduce = {{"keepdim", true}};
+    if (all) {
+      values = add(OpId::Reshape, {values}, {{"shape", SymShape{DimExpr(-1)}}}, "_flat");
+      reduce["dim"] = std::vector<int64_t>{0};
+    } else {
+      reduce["dim"] = *dims;
+    }
+    // near: x >= max - (rtol * |max| + atol), or x == max (an infinite maximum)
+    const Arg max = add(OpId::Amax, {values}, reduce, "_max");
+    const Arg magnitude = add(OpId::Abs, {max}, {}, "_abs");
+    const Arg scaled = add(OpId::Mul, {magnitude, Arg::number(Scalar::from_float(rtol))}, {}, "_rel");
+    const Arg tol = add(OpId::Add, {scaled, Arg::number(Scalar::from_float(atol))}, {}, "_tol");
+    const Arg floor = add(OpId::Sub, {max, tol}, {}, "_floor");
+    const Arg within = add(OpId::Ge, {values, floor}, {}, "_within");
+    const Arg at_max = add(OpId::Eq, {values, max}, {}, "_at_max");
+    const Arg near = add(OpId::LogicalOr, {within, at_max}, {}, "_near");
+    if (options_.threshold_nudge < 0) {
+      // Every near value made the maximum: argmax returns the first of them.
+      n.args[0] = add(OpId::Where, {near, max, values}, {}, "_tied");
+      infer(n);
+      return;
+    }
+    // The last: the largest position (1, 2, ... along the dim) among the near values, unless the
+    // row holds NaN.
+    const Arg ones = add(OpId::Add, {add(OpId::Mul, {add(OpId::To, {near}, {{"dtype", DType::Float64}}, "_near_f64"),
+                                                      Arg::number(Scalar::from_float(0.0))}, {}, "_zero"),
+                                     Arg::number(Scalar::from_float(1.0))}, {}, "_one");
+    const int64_t dim = all ? 0 : dims->front();
+    const Arg position = add(OpId::Generic, {ones},
+                             {{kGenericSchemaAttr, std::string("aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")},
+                              {"dim", dim}},
+                             "_position");
+    const Arg score = add(OpId::Where, {near, position, Arg::number(Scalar::from_float(0.0))}, {}, "_score");
+    Node last = n;
+    last.args[0] = score;
+    last.attrs = n.attrs;
+    if (all) last.attrs["dim"] = int64_t{0};
+    last.outputs = {g_.add_value(name, ValueType{}, n.loc)};
+    infer(last);
+    const Arg last_index = Arg::of(last.output());
+    out.push_back(std::move(last));
+    Node first_nan = n;  // the plain argmax: the first NaN of a row that holds one
+    first_nan.outputs = {g_.add_value(name + "_nan_index", ValueType{}, n.loc)};
+    infer(first_nan);
+    const Arg nan_index = Arg::of(first_nan.output());
+    out.push_back(std::move(first_nan));
+    Attrs row = reduce;
+    row["keepdim"] = keepdim;
+    const Arg row_max = add(OpId::Amax, {values}, row, "_row_max");
+    const Arg has_nan = add(OpId::Ne, {row_max, row_max}, {}, "_has_nan");
+    n.op = OpId::Where;
+    n.args = {has_nan, nan_index, last_index};
+    n.attrs = {};
+    infer(n);
+  }
+
+  std::pair<double, double> tolerance_of(DType dtype) const {
+    switch (dtype) {
+      case DType::Float64: return {options_.f64_rtol, options_.f64_atol};
+      case DType::Float16: return {options_.f16_rtol, options_.f16_atol};
+      case DType::BFloat16: return {options_.bf16_rtol, options_.bf16_atol};
+      default: return {options_.f32_rtol, options_.f32_atol};
+    }
   }
 
   void retarget_dtype_attr(Node& n) {
@@ -262,6 +349,12 @@ std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n) {
       return float_tensor(n.args[0]) ? 0 : 1;
     default: return std::nullopt;
   }
+}
+
+bool near_tie_argmax(const Graph& graph, const Node& n) {
+  return n.op == OpId::Argmax && n.outputs.size() == 1 && !n.args.empty() && n.args[0].is_value() &&
+         static_cast<size_t>(n.args[0].value) < graph.values.size() && graph.type(n.args[0].value).is_tensor() &&
+         is_floating(graph.type(n.args[0].value).dtype);
 }
 
 Graph upcast_fp64(const Graph& graph, const UpcastOptions& options) {

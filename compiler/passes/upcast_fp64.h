@@ -27,9 +27,15 @@ namespace gbc {
 /// value is then rounded to its dtype again): the two graphs bound what rounding of that value can
 /// decide (a value within rounding of a whole number, of a comparison's number, or of a midpoint
 /// between two bfloat16 values, lands on either side in eager and in the compiled path).
+///
+/// The nudged graphs also break the near-ties of every argmax of a float tensor: -1 gives the first
+/// and +1 the last index whose value is within the tolerance of the maximum (the argmax input's
+/// dtype's tolerance: its float16 and bfloat16 values are rounded to that dtype), where rounding in
+/// eager or in the compiled path may pick either.
 struct UpcastOptions {
   int threshold_nudge = 0;
   double f32_rtol = 0, f32_atol = 0, f64_rtol = 0, f64_atol = 0;
+  double f16_rtol = 0, f16_atol = 0, bf16_rtol = 0, bf16_atol = 0;
 };
 Graph upcast_fp64(const Graph& graph, const UpcastOptions& options = {});
 
@@ -37,5 +43,7 @@ Graph upcast_fp64(const Graph& graph, const UpcastOptions& options = {});
 /// input of an integer cast, floor, ceil, round or sign; the tensor of a comparison with a number;
 /// the one float tensor of a remainder), judged on `graph`'s types; nullopt for every other node.
 std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n);
+/// n is an argmax of a float tensor (judged on `graph`'s types), whose near-ties threshold_nudge breaks.
+bool near_tie_argmax(const Graph& graph, const Node& n);
 
 }  // namespace gbc

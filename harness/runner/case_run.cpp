@@ -153,8 +153,11 @@ std::vector<at::Tensor> CaseRunner::run_fp64(const TestCase& tc, std::string& fa
 std::vector<at::Tensor> CaseRunner::run_fp64_nudged(const TestCase& tc, int direction) {
   std::optional<Graph>& graph = fp64_nudged_graphs_[direction > 0 ? 1 : 0];
   if (!graph) {
-    const Tolerance f32 = model_.check.dtype_tolerance(DType::Float32), f64 = model_.check.dtype_tolerance(DType::Float64);
-    graph = upcast_fp64(model_.graph, {direction, f32.rtol, f32.atol, f64.rtol, f64.atol});
+    const CheckConfig& c = model_.check;
+    const Tolerance f32 = c.dtype_tolerance(DType::Float32), f64 = c.dtype_tolerance(DType::Float64),
+                    f16 = c.dtype_tolerance(DType::Float16), bf16 = c.dtype_tolerance(DType::BFloat16);
+    graph = upcast_fp64(model_.graph,
+                        {direction, f32.rtol, f32.atol, f64.rtol, f64.atol, f16.rtol, f16.atol, bf16.rtol, bf16.atol});
   }
   std::string failure;
   std::vector<at::Tensor> inputs_after;

@@ -51,7 +51,7 @@ JudgePlan make_judge_plan(const Model& model) {
   std::map<ValueId, const Node*> producer;
   for_each_node(g.body, [&](const Node& n) {
     for (ValueId o : n.outputs) producer[o] = &n;
-    p.has_rounding_threshold = p.has_rounding_threshold || thresholded_float_arg(g, n).has_value();
+    p.has_rounding_threshold = p.has_rounding_threshold || thresholded_float_arg(g, n).has_value() || near_tie_argmax(g, n);
   });
 
   for (ValueId o : g.outputs) {

@@ -263,6 +263,48 @@ outputs: [a, b, c, d]
   EXPECT_EQ(ir(upcast_fp64(g, {})), ir(upcast_fp64(g)));
 }
 
+// An argmax over values within rounding of one another (the eleventh campaign's seed 7502010: rows
+// that normalize to the same value in exact arithmetic): the nudged references take the first
+// (down) and the last (up) index within the tolerance of the maximum, the plain one the exact
+// maximum; a row with NaN keeps its first NaN, an infinite maximum its ties, the flattened form
+// (no dim) and keepdim their shapes, and a bfloat16 input its own dtype's tolerance.
+TEST(UpcastFp64, NudgedReferencesBreakAnArgmaxNearTieBothWays) {
+  Graph g = graph_of(R"(inputs:
+  x: {shape: [3, 4]}
+  f: {shape: [2, 2], dtype: float64}
+  h: {shape: [4], dtype: bfloat16}
+graph:
+  - {id: a, op: argmax, args: [x], dim: 1}
+  - {id: k, op: argmax, args: [x], dim: 1, keepdim: true}
+  - {id: b, op: argmax, args: [f]}
+  - {id: c, op: argmax, args: [h], dim: 0}
+outputs: [a, k, b, c]
+)");
+  EXPECT_TRUE(near_tie_argmax(g, g.body.nodes[0]));
+  const UpcastOptions down{-1, 1.3e-6, 1e-5, 1e-7, 1e-7, 1e-3, 1e-5, 1.6e-2, 1e-5};
+  UpcastOptions up = down;
+  up.threshold_nudge = +1;
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const std::vector<at::Tensor> in = {
+      at::tensor({1.0, 2.0, 2.0000001, 0.0, 5.0, nan, 5.0, nan, inf, 3.0, inf, 1.0}, at::kDouble).reshape({3, 4}),
+      at::tensor({1.0, 3.0, 3.0, 2.0}, at::kDouble).reshape({2, 2}), at::tensor({1.0, 1.0078125, 0.5, 1.0}, at::kDouble)};
+  const std::vector<at::Tensor> exact = run_eager(upcast_fp64(g), in);
+  const std::vector<at::Tensor> lo = run_eager(upcast_fp64(g, down), in);
+  const std::vector<at::Tensor> hi = run_eager(upcast_fp64(g, up), in);
+  EXPECT_TRUE(at::equal(exact[0], at::tensor({2, 1, 0}, at::kLong))) << exact[0];
+  EXPECT_TRUE(at::equal(lo[0], at::tensor({1, 1, 0}, at::kLong))) << lo[0];
+  EXPECT_TRUE(at::equal(hi[0], at::tensor({2, 1, 2}, at::kLong))) << hi[0];
+  EXPECT_TRUE(at::equal(lo[1], at::tensor({1, 1, 0}, at::kLong).reshape({3, 1}))) << lo[1];
+  EXPECT_TRUE(at::equal(hi[1], at::tensor({2, 1, 2}, at::kLong).reshape({3, 1}))) << hi[1];
+  EXPECT_EQ(exact[2].item<int64_t>(), 1);
+  EXPECT_EQ(lo[2].item<int64_t>(), 1);
+  EXPECT_EQ(hi[2].item<int64_t>(), 2);
+  EXPECT_EQ(hi[2].dim(), 0);
+  EXPECT_EQ(exact[3].item<int64_t>(), 1);
+  EXPECT_EQ(lo[3].item<int64_t>(), 0);
+  EXPECT_EQ(hi[3].item<int64_t>(), 3);
+}
+
 
 // Found by the fuzzer again (`gbc divergence nan_inf [log1p]`, seed 7503268): LibTorch 1.13's
 // float64 log1p of 1.43e308 is inf, and the reference that ran it could not tell eager's inf from
