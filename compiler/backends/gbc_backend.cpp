@@ -16,8 +16,20 @@
 namespace gbc {
 namespace {
 
+CpuKernelCollector& kernel_collector() {
+  static CpuKernelCollector collector;
+  return collector;
+}
+
 NativeModule compile_module(const std::vector<kir::Kernel>& kernels, const std::string& module,
                             const codegen::CpuCompileOptions& options) {
+  if (kernel_collector()) {
+    kernel_collector()(kernels, options);
+    NativeModule interpreted;  // every function empty: the kernels stay in the interpreter
+    interpreted.ok = true;
+    interpreted.functions.resize(kernels.size());
+    return interpreted;
+  }
   const bool traced = trace::enabled();
   // The whole module's source, as check generates it, for the log and the trace; only the kernels
   // the per-kernel cache lacks are compiled (cpu_kernel_cache.h).
@@ -75,6 +87,8 @@ class CpuRegionCompiler : public RegionCompiler {
 };
 
 }  // namespace
+
+void set_cpu_kernel_collector(CpuKernelCollector collector) { kernel_collector() = std::move(collector); }
 
 int gbc_kernel_threads() {
   if (const char* env = std::getenv("GBCHECK_THREADS")) {

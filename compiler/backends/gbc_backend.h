@@ -11,11 +11,14 @@
 // Tests: tests/runtime/backends_test.cpp (FB001 included), tests/backends/gbc_cuda_test.cpp (GPU).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "compiler/backends/backend.h"
+#include "compiler/codegen/cpu_compiler.h"
+#include "compiler/kernel/kernel_ir.h"
 
 namespace gbc {
 
@@ -24,6 +27,14 @@ std::unique_ptr<Backend> make_gbc_backend();
 /// gbc with flags appended to the host compiler's (cpu_compile_flags; part of the cache key). The
 /// seam tests use to make every module fail to compile with a flag the compiler rejects (FB001).
 std::unique_ptr<Backend> make_gbc_backend_with_cxx_flags(std::vector<std::string> extra_cxx_flags);
+
+/// Receives a CPU module's kernels and the options they would be built with.
+using CpuKernelCollector = std::function<void(const std::vector<kir::Kernel>&, const codegen::CpuCompileOptions&)>;
+/// While set, gbc builds no CPU module: it hands the module's kernels to `collector` and runs them
+/// in its kernel interpreter, so a run learns which kernels it needs without a compiler run (the
+/// fuzzer's kernel prefetch: harness/fuzz/campaign/kernel_prefetch.h). Empty (the default): build.
+/// Process-wide; set it only in a process that runs nothing else.
+void set_cpu_kernel_collector(CpuKernelCollector collector);
 
 /// The thread budget gbc passes its native kernels: $GBCHECK_THREADS, else every core.
 int gbc_kernel_threads();

@@ -111,6 +111,11 @@ std::function<int()> add_fuzz_command(CLI::App& sub) {
   sub.add_option("--reduce-checks", f.reduce_checks, "checks the reducer may run per new signature (0: no reduction)")
       ->check(whole_number(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
+  sub.add_option("--kernel-batch", f.kernel_batch,
+                 "graphs whose gbc kernels a worker builds in one compiler run before checking them (the kernels "
+                 "each check then runs are the ones it would compile; 0: each check compiles its own)")
+      ->check(whole_number(0, 1000))
+      ->capture_default_str();
   sub.add_option("--inject-fault", f.check.backend_options.inject_fault,
                  "TESTING AID: build gbc's kernels with a known bug (kinds: `gbcheck --inject-fault list`)");
   sub.add_option("--cache-dir", f.check.backend_options.cache_dir,

@@ -21,6 +21,7 @@
 #include "harness/adapters/adapter_session.h"
 #include "harness/adapters/backends_config.h"
 #include "harness/fuzz/campaign/fuzz_progress.h"
+#include "harness/fuzz/campaign/kernel_prefetch.h"
 #include "harness/fuzz/campaign/repro_folder.h"
 #include "harness/fuzz/fuzz_config.h"
 #include "harness/fuzz/graph_generator.h"
@@ -57,6 +58,7 @@ json options_json(const FuzzOptions& o) {
           {"timeout_s", o.check.limits.timeout_s},
           {"memory_bytes", o.check.limits.memory_bytes},
           {"reduce_checks", o.reduce_checks},
+          {"kernel_batch", o.kernel_batch},
           {"inject_fault", o.check.backend_options.inject_fault},
           {"backends_config", o.backends_config},
           {"cache_dir", o.check.backend_options.cache_dir},
@@ -82,6 +84,7 @@ void apply_options_json(const json& j, const std::string& where, FuzzOptions& o)
   o.check.limits.timeout_s = j.at("timeout_s").get<double>();
   o.check.limits.memory_bytes = j.at("memory_bytes").get<size_t>();
   o.reduce_checks = j.at("reduce_checks").get<int>();
+  o.kernel_batch = j.value("kernel_batch", 0);  // runs stored before the prefetch had none
   o.check.backend_options.inject_fault = j.at("inject_fault").get<std::string>();
   o.backends_config = j.value("backends_config", "");  // runs stored before adapters have none
   o.check.backend_options.cache_dir = j.at("cache_dir").get<std::string>();
@@ -116,6 +119,7 @@ void validate(const FuzzOptions& o) {
   for (const auto& b : o.check.backends)
     if (!find_backend(b)) fail("unknown backend '" + b + "' (gbcheck check --help lists them)");
   if (o.reduce_checks < 0) fail("--reduce-checks must be >= 0");
+  if (o.kernel_batch < 0) fail("--kernel-batch must be >= 0");
   validate_generator_config(o.generator);
 }
 
@@ -174,19 +178,45 @@ void redo_pending_reductions(FuzzStore& store, const FuzzOptions& o, const RunIn
   }
 }
 
+// The worker's next kernel_batch graphs from its n-th position on, generated, with their gbc
+// kernels built together (kernel_prefetch.h); empty when the prefetch cannot help their checks.
+std::map<int64_t, Model> prefetch_batch(const FuzzOptions& o, const GeneratorConfig& config, const std::set<int64_t>& done,
+                                        int job, int64_t n) {
+  std::map<int64_t, Model> batch;
+  std::vector<Model> models;
+  for (int64_t m = n; static_cast<int>(batch.size()) < o.kernel_batch; ++m) {
+    const int64_t k = o.shard.position(job, o.jobs, m);
+    if (o.cases && k >= *o.cases) break;
+    if (done.count(k)) continue;
+    Model model = generate_model(o.seed + static_cast<uint64_t>(k), config);
+    if (!kernel_prefetch_applies(o.check, model)) return {};
+    models.push_back(model);
+    batch.emplace(k, std::move(model));
+  }
+  const KernelPrefetch p = prefetch_kernels(models, o.check);
+  if (trace::enabled())
+    trace::emit("kernel_prefetch", {{"graphs", p.graphs}, {"kernels", p.kernels}, {"cached", p.kernels_cached},
+                                    {"built", p.kernels_built}, {"ms", p.ms}, {"error", p.error}});
+  return batch;
+}
+
 int worker_main(const FuzzOptions& o, const WorkerPlan& plan) {
   FuzzStore store(plan.db_path, false);
   if (plan.job == 0) redo_pending_reductions(store, o, plan.run);
   std::vector<int64_t> done_list = store.done_cases(plan.run.id);
   std::set<int64_t> done(done_list.begin(), done_list.end());
   GeneratorConfig config = graph_config(o);
+  std::map<int64_t, Model> prefetched;  // the current batch's graphs, generated for the prefetch
   for (int64_t n = 0; !g_stop; ++n) {
     int64_t k = o.shard.position(plan.job, o.jobs, n);
     if (o.cases && k >= *o.cases) break;
     if (o.time_s && plan.prior_active_s + seconds_since(plan.start) >= *o.time_s) break;
     if (done.count(k)) continue;
     uint64_t seed = o.seed + static_cast<uint64_t>(k);
-    Model model = generate_model(seed, config);
+    if (o.kernel_batch > 1 && prefetched.empty()) prefetched = prefetch_batch(o, config, done, plan.job, n);
+    auto ready = prefetched.find(k);
+    Model model = ready != prefetched.end() ? std::move(ready->second) : generate_model(seed, config);
+    if (ready != prefetched.end()) prefetched.erase(ready);
     GraphVerdict v = check_graph(model, o.check);
     CaseResult result;
     result.index = k;

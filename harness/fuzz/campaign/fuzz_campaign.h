@@ -41,6 +41,9 @@ struct FuzzOptions {
   /// run, registered again by --resume, and repeated in replay lines.
   std::string backends_config;
   int reduce_checks = 300;  // per new signature; 0: no reduction
+  /// Graphs whose gbc CPU kernels a worker builds together before checking them, in one compiler
+  /// run (kernel_prefetch.h); 0 or 1: each graph's check compiles its own modules.
+  int kernel_batch = 8;
   /// Progress output: a live line when `tty`, else a line a minute; nothing when null.
   std::ostream* progress = nullptr;
   bool tty = false;

@@ -64,7 +64,9 @@ GraphFailure make_failure(FailureSignature s, const std::string& detail, const S
   return f;
 }
 
-RunOptions child_run_options(const Model& model, const GraphCheckOptions& options) {
+}  // namespace
+
+RunOptions graph_check_run_options(const Model& model, const GraphCheckOptions& options) {
   RunOptions run = run_options_from_model(model);
   run.backends = options.backends;
   run.backend_options.cache_dir = options.backend_options.cache_dir;
@@ -75,9 +77,11 @@ RunOptions child_run_options(const Model& model, const GraphCheckOptions& option
   return run;
 }
 
+namespace {
+
 // The check as the child runs it: the report reduced to what the fuzzer keeps.
 json check_in_child(const Model& model, const GraphCheckOptions& options) {
-  CheckReport report = run_check(model, child_run_options(model, options));
+  CheckReport report = run_check(model, graph_check_run_options(model, options));
   json out = {{"outcome", "pass"}, {"failures", json::array()}};
   auto add = [&](const FailureSignature& s, const std::string& detail) {
     out["failures"].push_back({{"signature", s.to_json()}, {"detail", detail}});
@@ -139,7 +143,7 @@ GraphVerdict check_graph(const Model& model, const GraphCheckOptions& options) {
   auto start = std::chrono::steady_clock::now();
   auto run_child = [&](const GraphCheckOptions& o) {
     // The adapters run here, across graphs: the child borrows them (adapter_backend.h).
-    keep_adapters_running(o.backends, child_run_options(model, o).backend_options);
+    keep_adapters_running(o.backends, graph_check_run_options(model, o).backend_options);
     return run_sandboxed([&] { return check_in_child(model, o); }, o.limits);
   };
   SandboxResult r = run_child(options);

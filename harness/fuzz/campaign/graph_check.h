@@ -22,6 +22,7 @@
 #include "compiler/backends/backend.h"
 #include "harness/model/model.h"
 #include "harness/reduce/failure_signature.h"
+#include "harness/runner/check_runner.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/store/fuzz_store.h"
 
@@ -45,6 +46,9 @@ struct GraphVerdict {
 };
 
 GraphVerdict check_graph(const Model& model, const GraphCheckOptions& options);
+
+/// The settings check_graph's child runs the model's check with.
+RunOptions graph_check_run_options(const Model& model, const GraphCheckOptions& options);
 
 /// The dedupe key of a signature: its text ("gbc divergence tolerance [sum]").
 std::string dedupe_key(const FailureSignature& signature);
