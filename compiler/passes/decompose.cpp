@@ -145,9 +145,13 @@ class Decomposer {
     const OpId op = node.op;
     if (node.outputs.size() != 1 || !g_.type(node.output()).is_tensor()) return false;
     // The tanh gelu stays whole: the prelude's gbc_gelu_tanh computes it as x / (1 + e^(-2u)),
-    // half the instructions of the tanh form this would spell out (kernel_prelude.h).
+    // half the instructions of the tanh form this would spell out (kernel_prelude.h). silu stays
+    // whole too: gbc_silu is ATen's x / (1 + e^-x), one rounding where x * sigmoid(x) has two
+    // (an ulp apart from eager, which pow(e, silu(x)) made a fp64 failure: seed 8003142). But
+    // not in float16: LibTorch 1.13 has no float16 silu on the CPU, and what the pipeline leaves
+    // on ATen (the decomp tier, a fallback) must run there.
     if (op == OpId::Gelu) return node.attr_string("approximate", "none") != "tanh";
-    if (op == OpId::Silu) return true;
+    if (op == OpId::Silu) return g_.type(node.args[0].value).dtype == DType::Float16;
     if (op == OpId::Linear) return node.args.size() == 3;
     if (op == OpId::BatchNorm) return !node.attr_bool("training", false) || training_batch_norm_decomposable(node);
     if (op == OpId::LayerNorm) return !node.attr_shape("normalized_shape")->empty();
@@ -224,7 +228,16 @@ class Decomposer {
     for (size_t i = k; i > 0; --i) dims.push_back(-static_cast<int64_t>(i));
     Attrs keep = {{"dim", dims}, {"keepdim", true}};
     ValueId x = e.arg(0);
-    ValueId mu = e.op(OpId::Mean, {val(x)}, keep, "mean");
+    // A float32 mean is the float64 sum divided in float64, then rounded once: rounding the sum to
+    // float32 first made the mean of a constant row (6 x 1.0105017) miss the value by an ulp, so
+    // its normalized values were not the exact 0 (found by the fuzzer, seed 8001198).
+    ValueId mu;
+    if (g_.type(x).dtype == DType::Float32) {
+      ValueId mean_f64 = e.op(OpId::Mean, {val(to_f64(e, x, "x_f64"))}, keep, "mean_f64");
+      mu = e.op(OpId::To, {val(mean_f64)}, {{"dtype", DType::Float32}}, "mean");
+    } else {
+      mu = e.op(OpId::Mean, {val(x)}, keep, "mean");
+    }
     ValueId centered = e.op(OpId::Sub, {val(x), val(mu)}, {}, "centered");
     // The squared deviations, the variance and rstd in float64: a float32 deviation above 1.8e19
     // squares to inf, which made rstd 0 and the whole row a silent 0 (ATen's moments give NaN).
@@ -279,6 +292,13 @@ class Decomposer {
     e.result(OpId::Div, {val(s), num_int(count)});
   }
 
+  // x * sigmoid(x), for float16 only (decomposable()).
+  void silu(Emitter& e, const Node&) {
+    ValueId x = e.arg(0);
+    ValueId sig = e.op(OpId::Sigmoid, {val(x)}, {}, "sigmoid");
+    e.result(OpId::Mul, {val(x), val(sig)});
+  }
+
   // ATen's formula: x * 0.5 * (1 + erf(x * M_SQRT1_2)) (the tanh form is not decomposed).
   void gelu(Emitter& e, const Node&) {
     ValueId x = e.arg(0);
@@ -287,13 +307,6 @@ class Decomposer {
     ValueId one_plus = e.op(OpId::Add, {val(inner), num(1.0)}, {}, "one_plus");
     ValueId half = e.op(OpId::Mul, {val(x), num(0.5)}, {}, "half");
     e.result(OpId::Mul, {val(half), val(one_plus)});
-  }
-
-  // x * sigmoid(x).
-  void silu(Emitter& e, const Node&) {
-    ValueId x = e.arg(0);
-    ValueId sig = e.op(OpId::Sigmoid, {val(x)}, {}, "sigmoid");
-    e.result(OpId::Mul, {val(x), val(sig)});
   }
 
   // Eval mode: (x - running_mean) * rsqrt(running_var + eps) * weight + bias, the [C] params

@@ -92,23 +92,35 @@ class Upcaster {
     const ValueType& was = original_.type(input);
     const bool f64 = was.dtype == DType::Float64;
     const double rtol = f64 ? options_.f64_rtol : options_.f32_rtol, atol = f64 ? options_.f64_atol : options_.f32_atol;
-    const double sign = options_.threshold_nudge > 0 ? 1.0 : -1.0;
+    const bool half = was.dtype == DType::Float16 || was.dtype == DType::BFloat16;
     const std::string name = g_.name_of(input) + (options_.threshold_nudge > 0 ? ".up" : ".down");
-    // x + sign * (rtol * |x| + atol)
-    Node magnitude = make_node(g_, OpId::Abs, {n.args[*arg]}, {}, n.loc, name + "_abs");
-    Node scaled = make_node(g_, OpId::Mul, {Arg::of(magnitude.output()), Arg::number(Scalar::from_float(sign * rtol))}, {},
-                            n.loc, name + "_rel");
-    Node step = make_node(g_, OpId::Add, {Arg::of(scaled.output()), Arg::number(Scalar::from_float(sign * atol))}, {}, n.loc,
-                          name + "_step");
-    Node moved = make_node(g_, OpId::Add, {n.args[*arg], Arg::of(step.output())}, {}, n.loc, name);
-    n.args[*arg] = Arg::of(moved.output());
-    for (Node* m : {&magnitude, &scaled, &step, &moved}) out.push_back(std::move(*m));
-    if (was.dtype == DType::Float16 || was.dtype == DType::BFloat16) {
-      Node rounded = make_node(g_, OpId::To, {n.args[*arg]}, {{"dtype", was.dtype}}, n.loc, name + "_rounded");
-      Node widened = make_node(g_, OpId::To, {Arg::of(rounded.output())}, {{"dtype", DType::Float64}}, n.loc, name + "_widened");
-      n.args[*arg] = Arg::of(widened.output());
-      out.push_back(std::move(rounded));
-      out.push_back(std::move(widened));
+    auto add = [&](OpId op, std::vector<Arg> args, Attrs attrs, const std::string& suffix) {
+      Node m = make_node(g_, op, std::move(args), std::move(attrs), n.loc, name + suffix);
+      const ValueId v = m.output();
+      out.push_back(std::move(m));
+      return Arg::of(v);
+    };
+    const Arg x = n.args[*arg];
+    // x + sign * (rtol * |x| + atol), a float16/bfloat16 value rounded to its dtype again.
+    const Arg step = add(OpId::Add, {add(OpId::Mul, {add(OpId::Abs, {x}, {}, "_abs"), Arg::number(Scalar::from_float(rtol))}, {}, "_rel"),
+                                     Arg::number(Scalar::from_float(atol))}, {}, "_step");
+    auto moved = [&](double sign, const std::string& suffix) {
+      const Arg m = add(sign > 0 ? OpId::Add : OpId::Sub, {x, step}, {}, suffix);
+      if (!half) return m;
+      return add(OpId::To, {add(OpId::To, {m}, {{"dtype", was.dtype}}, suffix + "_rounded")}, {{"dtype", DType::Float64}},
+                 suffix + "_widened");
+    };
+    if ((n.op == OpId::Eq || n.op == OpId::Ne) && options_.threshold_nudge < 0) {
+      // Equality with a number: moving x never lands on it, so the down graph puts x on the
+      // number where rounding within the tolerance reaches it (a bfloat16 silu that rounds onto
+      // 0.25 in gbc and next to it in eager: seed 8003809); the up graph moves x off it.
+      const Arg c = n.args[1 - *arg];
+      const Arg reaches = add(OpId::LogicalAnd, {add(OpId::Le, {moved(-1.0, "_lo"), c}, {}, "_lo_le"),
+                                                 add(OpId::Ge, {moved(+1.0, "_hi"), c}, {}, "_hi_ge")},
+                              {}, "_reaches");
+      n.args[*arg] = add(OpId::Where, {reaches, c, x}, {}, "");
+    } else {
+      n.args[*arg] = moved(options_.threshold_nudge > 0 ? 1.0 : -1.0, "");
     }
     infer(n);
   }
@@ -341,6 +353,8 @@ std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n) {
     case OpId::Le:
     case OpId::Gt:
     case OpId::Ge:
+    case OpId::Eq:
+    case OpId::Ne:
     case OpId::Remainder:
       // The one float tensor among the two operands (a comparison with a number, the remainder of
       // an integer by a float); two float tensors are left alone (moving one would break le(x, x)).

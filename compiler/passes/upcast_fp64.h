@@ -26,7 +26,9 @@ namespace gbc {
 /// bfloat16 values, which are computed in float32, float64's for float64 ones; a float16/bfloat16
 /// value is then rounded to its dtype again): the two graphs bound what rounding of that value can
 /// decide (a value within rounding of a whole number, of a comparison's number, or of a midpoint
-/// between two bfloat16 values, lands on either side in eager and in the compiled path).
+/// between two bfloat16 values, lands on either side in eager and in the compiled path). An
+/// equality with a number (eq, ne) is a threshold no move lands on: with -1 the value becomes the
+/// number where its moves down and up (rounded as above) bracket it.
 ///
 /// The nudged graphs also break the near-ties of every argmax of a float tensor: -1 gives the first
 /// and +1 the last index whose value is within the tolerance of the maximum (the argmax input's

@@ -411,7 +411,7 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
           excuse_random(verdicts, why);
           add_note(pr.notes, why);
         }
-      } else if (d && !d->training && d->input_is_graph_input && oracles.dropout) {
+      } else if (d && !d->training && d->input_is_unwritten_graph_input && oracles.dropout) {
         verdicts.push_back(dropout_oracle(eager.out[o], run.main.out[o], dropout_spec(*d, cfg)));
       }
       // Where the float64 reference overrules a failing comparison, the reference was the one that

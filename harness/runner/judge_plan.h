@@ -25,7 +25,7 @@ struct DropoutOutput {
   ValueId input = kNoValue;  // the dropout's argument (captured from eager)
   double p = 0.5;
   bool training = true;
-  bool input_is_graph_input = false;
+  bool input_is_unwritten_graph_input = false;  // a graph input no node writes: eval mode must be exact
 };
 
 struct JudgePlan {

@@ -100,11 +100,14 @@ graph:
   - {id: plain, op: layer_norm, args: [x], normalized_shape: [3, 4], eps: 0.5}
 outputs: [ln, plain]
 )");
-  // The means are decomposed again (sum / N: the normalized dims are static); the squares, the
-  // variance and rstd are float64, so deviations above 1.8e19 do not overflow.
+  // The means are decomposed again (sum / N: the normalized dims are static), a float32 mean as
+  // the float64 sum divided in float64 and rounded once (a constant row's mean is its value); the
+  // squares, the variance and rstd are float64, so deviations above 1.8e19 do not overflow.
   EXPECT_EQ(ir(decompose(g)), R"(graph t(x: float32[B, 3, 4], param w: float32[4], param b: float32[4]) {
-  ln.mean.sum: float32[B, 3, 1] = sum(x, dim=[-1], keepdim=true)
-  ln.mean: float32[B, 3, 1] = div(ln.mean.sum, 4)
+  ln.x_f64: float64[B, 3, 4] = to(x, dtype=float64)
+  ln.mean_f64.sum: float64[B, 3, 1] = sum(ln.x_f64, dim=[-1], keepdim=true)
+  ln.mean_f64: float64[B, 3, 1] = div(ln.mean_f64.sum, 4)
+  ln.mean: float32[B, 3, 1] = to(ln.mean_f64, dtype=float32)
   ln.centered: float32[B, 3, 4] = sub(x, ln.mean)
   ln.centered_f64: float64[B, 3, 4] = to(ln.centered, dtype=float64)
   ln.sq: float64[B, 3, 4] = mul(ln.centered_f64, ln.centered_f64)
@@ -116,8 +119,10 @@ outputs: [ln, plain]
   ln.norm: float32[B, 3, 4] = mul(ln.centered, ln.rstd)
   ln.scaled: float32[B, 3, 4] = mul(ln.norm, w)
   ln: float32[B, 3, 4] = add(ln.scaled, b)
-  plain.mean.sum: float32[B, 1, 1] = sum(x, dim=[-2, -1], keepdim=true)
-  plain.mean: float32[B, 1, 1] = div(plain.mean.sum, 12)
+  plain.x_f64: float64[B, 3, 4] = to(x, dtype=float64)
+  plain.mean_f64.sum: float64[B, 1, 1] = sum(plain.x_f64, dim=[-2, -1], keepdim=true)
+  plain.mean_f64: float64[B, 1, 1] = div(plain.mean_f64.sum, 12)
+  plain.mean: float32[B, 1, 1] = to(plain.mean_f64, dtype=float32)
   plain.centered: float32[B, 3, 4] = sub(x, plain.mean)
   plain.centered_f64: float64[B, 3, 4] = to(plain.centered, dtype=float64)
   plain.sq: float64[B, 3, 4] = mul(plain.centered_f64, plain.centered_f64)
@@ -186,8 +191,9 @@ outputs: [m]
 )");
 }
 
-// The tanh gelu stays whole: kernels compute it as x / (1 + e^(-2u)) (kernel_prelude.h).
-TEST(Decompose, ErfGeluAndSiluButNotTheTanhGelu) {
+// The tanh gelu and silu stay whole: kernels compute them as x / (1 + e^(-2u)) and x / (1 + e^-x)
+// (kernel_prelude.h), as ATen does.
+TEST(Decompose, ErfGeluButNotTheTanhGeluOrSilu) {
   Graph g = graph_of(R"(inputs: {x: {shape: [4], dtype: float32}}
 graph:
   - {id: g, op: gelu, args: [x]}
@@ -202,8 +208,7 @@ outputs: [g, t, s]
   g.half: float32[4] = mul(x, 0.5)
   g: float32[4] = mul(g.half, g.one_plus)
   t: float32[4] = gelu(x, approximate=tanh)
-  s.sigmoid: float32[4] = sigmoid(x)
-  s: float32[4] = mul(x, s.sigmoid)
+  s: float32[4] = silu(x)
   return g, t, s
 }
 )");
@@ -364,7 +369,7 @@ graph:
     args: [p]
     result: y
     then:
-      - {id: y, op: silu, args: [x]}
+      - {id: y, op: gelu, args: [x]}
     else:
       - {id: y, op: relu, args: [x]}
 outputs: [y]
@@ -373,8 +378,11 @@ outputs: [y]
   EXPECT_EQ(ir(d), R"(graph t(x: float32[3], p: bool[]) {
   y: float32[3] = if(p, result=y) {
   then:
-    y.then.sigmoid: float32[3] = sigmoid(x)
-    y.then: float32[3] = mul(x, y.then.sigmoid)
+    y.then.scaled: float32[3] = mul(x, 0.70710678118654757)
+    y.then.erf: float32[3] = erf(y.then.scaled)
+    y.then.one_plus: float32[3] = add(y.then.erf, 1.0)
+    y.then.half: float32[3] = mul(x, 0.5)
+    y.then: float32[3] = mul(y.then.half, y.then.one_plus)
     yield y.then
   else:
     y.else: float32[3] = relu(x)
@@ -383,10 +391,10 @@ outputs: [y]
   return y
 }
 )");
-  const Node& silu_loc = g.body.nodes[0].blocks[0].nodes[0];
+  const Node& gelu_loc = g.body.nodes[0].blocks[0].nodes[0];
   for (const Node& n : d.body.nodes[0].blocks[0].nodes) {
-    EXPECT_EQ(n.loc.str(), silu_loc.loc.str());
-    EXPECT_EQ(d.value(n.output()).loc.str(), silu_loc.loc.str());
+    EXPECT_EQ(n.loc.str(), gelu_loc.loc.str());
+    EXPECT_EQ(d.value(n.output()).loc.str(), gelu_loc.loc.str());
   }
 }
 

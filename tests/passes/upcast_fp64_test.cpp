@@ -263,6 +263,34 @@ outputs: [a, b, c, d]
   EXPECT_EQ(ir(upcast_fp64(g, {})), ir(upcast_fp64(g)));
 }
 
+// Equality with a number (seed 8003809): a bfloat16 silu of 0.416015625 is 0.2506617 exactly,
+// which rounds onto bfloat16's 0.25 (gbc) or, after eager's own rounding, next to it; a float32
+// value within its tolerance of 3. The down graph puts the value on the number where rounding
+// within the tolerance reaches it; values far from it stay.
+TEST(UpcastFp64, ThresholdNudgePutsAValueOnTheNumberItIsComparedWith) {
+  Graph g = graph_of(R"(inputs:
+  h: {shape: [2], dtype: bfloat16}
+  f: {shape: [3]}
+graph:
+  - {id: s, op: silu, args: [h]}
+  - {id: a, op: eq, args: [s, 0.25]}
+  - {id: b, op: ne, args: [f, 3]}
+outputs: [a, b]
+)");
+  EXPECT_EQ(thresholded_float_arg(g, g.body.nodes[1]), std::optional<size_t>(0));
+  const UpcastOptions down{-1, 1.3e-6, 1e-5, 1e-7, 1e-7}, up{+1, 1.3e-6, 1e-5, 1e-7, 1e-7};
+  const std::vector<at::Tensor> in = {at::tensor({0.416015625, 0.5}, at::kDouble), at::tensor({2.999999, 3.5, 3.0}, at::kDouble)};
+  auto bools = [](std::initializer_list<int> v) { return at::tensor(std::vector<int>(v), at::kInt).to(at::kBool); };
+  const std::vector<at::Tensor> exact = run_eager(upcast_fp64(g), in);
+  const std::vector<at::Tensor> lo = run_eager(upcast_fp64(g, down), in);
+  const std::vector<at::Tensor> hi = run_eager(upcast_fp64(g, up), in);
+  EXPECT_TRUE(at::equal(exact[0], bools({0, 0}))) << exact[0];
+  EXPECT_TRUE(at::equal(lo[0], bools({1, 0}))) << lo[0];
+  EXPECT_TRUE(at::equal(exact[1], bools({1, 1, 0}))) << exact[1];
+  EXPECT_TRUE(at::equal(lo[1], bools({0, 1, 0}))) << lo[1];
+  EXPECT_TRUE(at::equal(hi[1], bools({1, 1, 1}))) << hi[1];
+}
+
 // An argmax over values within rounding of one another (the eleventh campaign's seed 7502010: rows
 // that normalize to the same value in exact arithmetic): the nudged references take the first
 // (down) and the last (up) index within the tolerance of the maximum, the plain one the exact

@@ -192,6 +192,41 @@ check:
   EXPECT_EQ(o.kind, OutputCheck::Kind::State);
 }
 
+// Found by the fuzzer (`gbc divergence dropout [dropout]`, seed 8000043): an eval-mode dropout of a
+// running mean that a training batch_norm updated first reads a computed value, which gbc rounds
+// an ulp apart from eager; the outputs' oracles judge it. The eval-mode dropout of an input no node
+// writes must still be exact.
+TEST(RunnerTest, EvalDropoutOfAWrittenInputIsJudgedAsAComputedValue) {
+  Model m = load_model_text(R"(format: gbcheck/v1
+name: bn_drop
+inputs:
+  x: {shape: [4, 3], dtype: float32}
+params:
+  w: {shape: [3], dtype: float32}
+  b: {shape: [3], dtype: float32}
+  rm: {shape: [3], dtype: float32}
+  rv: {shape: [3], dtype: float32, values: {dist: const, value: 1.0}}
+  u: {shape: [3], dtype: float32}
+graph:
+  - {id: y, op: batch_norm, args: [x, w, b, rm, rv], training: true}
+  - {id: d, op: dropout, args: [rm], training: false}
+  - {id: e, op: dropout, args: [u], training: false}
+outputs: [y, d, e]
+check:
+  cases: 2
+)",
+                            "bn_drop.yaml");
+  auto ulp_off = [](size_t k) -> Fault {
+    return [k](std::vector<at::Tensor>& out, const std::vector<at::Tensor>&, int) {
+      out[k] = at::nextafter(out[k].clone(), at::full_like(out[k], 1e30));
+    };
+  };
+  EXPECT_TRUE(run_check(m, options_for(m, ulp_off(1))).pass());
+  CheckReport exact = run_check(m, options_for(m, ulp_off(2)));
+  ASSERT_FALSE(exact.pass());
+  EXPECT_EQ(exact.backends[0].failures.at(0).outputs.at(0).oracle, "dropout");
+}
+
 TEST(RunnerTest, DropoutWithAnotherMaskPassesAWrongScaleFails) {
   Model m = load_model_text(R"(format: gbcheck/v1
 name: drop

@@ -179,9 +179,10 @@ void redo_pending_reductions(FuzzStore& store, const FuzzOptions& o, const RunIn
 }
 
 // The worker's next kernel_batch graphs from its n-th position on, generated, with their gbc
-// kernels built together (kernel_prefetch.h); empty when the prefetch cannot help their checks.
+// kernels built together (kernel_prefetch.h); empty, and `enabled` false for the rest of the run,
+// when the prefetch cannot help their checks (the run's backends, device and cache decide).
 std::map<int64_t, Model> prefetch_batch(const FuzzOptions& o, const GeneratorConfig& config, const std::set<int64_t>& done,
-                                        int job, int64_t n) {
+                                        int job, int64_t n, bool& enabled) {
   std::map<int64_t, Model> batch;
   std::vector<Model> models;
   for (int64_t m = n; static_cast<int>(batch.size()) < o.kernel_batch; ++m) {
@@ -189,7 +190,10 @@ std::map<int64_t, Model> prefetch_batch(const FuzzOptions& o, const GeneratorCon
     if (o.cases && k >= *o.cases) break;
     if (done.count(k)) continue;
     Model model = generate_model(o.seed + static_cast<uint64_t>(k), config);
-    if (!kernel_prefetch_applies(o.check, model)) return {};
+    if (!kernel_prefetch_applies(o.check, model)) {
+      enabled = false;
+      return {};
+    }
     models.push_back(model);
     batch.emplace(k, std::move(model));
   }
@@ -207,13 +211,14 @@ int worker_main(const FuzzOptions& o, const WorkerPlan& plan) {
   std::set<int64_t> done(done_list.begin(), done_list.end());
   GeneratorConfig config = graph_config(o);
   std::map<int64_t, Model> prefetched;  // the current batch's graphs, generated for the prefetch
+  bool prefetch = o.kernel_batch > 1;
   for (int64_t n = 0; !g_stop; ++n) {
     int64_t k = o.shard.position(plan.job, o.jobs, n);
     if (o.cases && k >= *o.cases) break;
     if (o.time_s && plan.prior_active_s + seconds_since(plan.start) >= *o.time_s) break;
     if (done.count(k)) continue;
     uint64_t seed = o.seed + static_cast<uint64_t>(k);
-    if (o.kernel_batch > 1 && prefetched.empty()) prefetched = prefetch_batch(o, config, done, plan.job, n);
+    if (prefetch && prefetched.empty()) prefetched = prefetch_batch(o, config, done, plan.job, n, prefetch);
     auto ready = prefetched.find(k);
     Model model = ready != prefetched.end() ? std::move(ready->second) : generate_model(seed, config);
     if (ready != prefetched.end()) prefetched.erase(ready);
