@@ -30,7 +30,7 @@ struct Classified {
   bool barrier = false;
 };
 
-Classified classify(const Node& node) {
+Classified classify(const Graph& graph, const Node& node) {
   const OpSchema* schema = find_op_schema(node.op);
   GBC_INTERNAL_ASSERT(schema != nullptr, "partition: no schema for op '" + op_name(node.op) + "'");
   auto eager = [](std::string reason) { return Classified{NodeClass::Eager, std::move(reason), true}; };
@@ -41,8 +41,15 @@ Classified classify(const Node& node) {
     case OpClass::Unary:
     case OpClass::Binary:
     case OpClass::Where:
-    case OpClass::Clamp:
-    case OpClass::Cast: return {NodeClass::Elementwise, "", false};
+    case OpClass::Clamp: return {NodeClass::Elementwise, "", false};
+    case OpClass::Cast:
+      // ATen's `to` of a tensor that has the dtype already returns the tensor itself: an in-place
+      // write through it reaches its input (found by the fuzzer, seed 8100868), so it runs on ATen,
+      // as a view op does (constant folding removes it first: constant_fold.cpp).
+      if (node.op == OpId::To && !node.args.empty() && node.args[0].is_value() && !node.outputs.empty() &&
+          graph.type(node.args[0].value).dtype == graph.type(node.output()).dtype)
+        return library("a cast to the dtype it has returns its input");
+      return {NodeClass::Elementwise, "", false};
     case OpClass::Reduction: return {NodeClass::Reduction, "", false};
     case OpClass::Extern: return {NodeClass::Extern, "", false};
     case OpClass::Normalization:
@@ -112,7 +119,7 @@ class Partitioner {
     for (size_t i = 0; i < n_; ++i) {
       const Node& node = block_.nodes[i];
       NodeInfo& info = info_[i];
-      info.cls = classify(node);
+      info.cls = classify(g_, node);
       if (info.cls.barrier) ++segment;
       info.segment = segment;
       if (info.cls.barrier) ++segment;

@@ -380,6 +380,14 @@ class Folder {
   // promotion widens x.
   bool simplify(const Node& n, std::vector<Node>& out) {
     const OpId op = n.op;
+    // A cast to the dtype x has is x itself in ATen (`to` returns self), writes through it
+    // included: its uses read x (seed 8100868: add_ of a slice of it had to change the input).
+    if (op == OpId::To && n.args.size() == 1 && n.args[0].is_value() && g_.type(n.args[0].value).is_tensor() &&
+        g_.type(n.args[0].value).dtype == g_.type(n.output()).dtype) {
+      subst_[n.output()] = n.args[0].value;
+      returned_.substitute(n.output(), n.args[0].value);
+      return true;
+    }
     if (!(op == OpId::Add || op == OpId::Sub || op == OpId::Mul || op == OpId::Div) || n.args.size() != 2) return false;
     ValueId result = n.output();
     const ValueType& rt = g_.type(result);

@@ -1,6 +1,8 @@
 #include "compiler/passes/upcast_fp64.h"
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "compiler/ir/generic_op.h"
@@ -36,6 +38,7 @@ class Upcaster {
       const std::optional<DType> half = half_target(n);
       retarget_dtype_attr(n);
       infer(n);
+      if (!half) keep_cast_a_copy(n);
       if (produces_narrow_float(n)) {
         widen_integer_operands(n, out);
         infer(n);
@@ -49,6 +52,21 @@ class Upcaster {
       out.push_back(std::move(n));
     }
     block.nodes = std::move(out);
+  }
+
+  // A `to` that changed a float's dtype made a new tensor; between float64 values it would return
+  // its input (ATen's `to` of the dtype a tensor has), and an in-place write through it would reach
+  // the input in the reference alone. x * 1 is x, NaN, infinities and -0 included, in a new tensor.
+  void keep_cast_a_copy(Node& n) {
+    if (n.op != OpId::To || n.args.size() != 1 || !n.args[0].is_value()) return;
+    const ValueId x = n.args[0].value;
+    if (static_cast<size_t>(x) >= original_.values.size()) return;
+    if (original_.type(x).dtype == original_.type(n.output()).dtype) return;  // eager's `to` returns x too
+    if (g_.type(x).dtype != g_.type(n.output()).dtype) return;                // still a cast: a new tensor
+    n.op = OpId::Mul;
+    n.args = {Arg::of(x), Arg::number(Scalar::from_float(1.0))};
+    n.attrs = {};
+    infer(n);
   }
 
   // The float16/bfloat16 dtype a `to` or `full` rounds its values to, if any.
@@ -161,22 +179,36 @@ class Upcaster {
     const Arg within = add(OpId::Ge, {values, floor}, {}, "_within");
     const Arg at_max = add(OpId::Eq, {values, max}, {}, "_at_max");
     const Arg near = add(OpId::LogicalOr, {within, at_max}, {}, "_near");
-    if (options_.threshold_nudge < 0) {
-      // Every near value made the maximum: argmax returns the first of them.
+    // Every near value made the maximum: argmax returns the first of them.
+    auto first = [&] {
       n.args[0] = add(OpId::Where, {near, max, values}, {}, "_tied");
       infer(n);
-      return;
-    }
+    };
+    if (options_.threshold_nudge < 0) return first();
     // The last: the largest position (1, 2, ... along the dim) among the near values, unless the
-    // row holds NaN.
+    // row holds NaN. The positions are ATen's cumsum of ones; where the model's sizes cannot
+    // express its type (a product of symbolic sizes), the up graph takes the first as well.
     const Arg ones = add(OpId::Add, {add(OpId::Mul, {add(OpId::To, {near}, {{"dtype", DType::Float64}}, "_near_f64"),
                                                       Arg::number(Scalar::from_float(0.0))}, {}, "_zero"),
                                      Arg::number(Scalar::from_float(1.0))}, {}, "_one");
     const int64_t dim = all ? 0 : dims->front();
-    const Arg position = add(OpId::Generic, {ones},
-                             {{kGenericSchemaAttr, std::string("aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")},
-                              {"dim", dim}},
-                             "_position");
+    Node cumsum;  // built by hand: make_node treats a node it cannot type as an internal error
+    cumsum.op = OpId::Generic;
+    cumsum.args = {ones};
+    cumsum.attrs = {{kGenericSchemaAttr, std::string("aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")},
+                    {"dim", dim}};
+    cumsum.loc = n.loc;
+    cumsum.outputs.push_back(g_.add_value(g_.fresh_name(name + "_position"), ValueType{}, n.loc));
+    bool typed = false;
+    try {
+      Diagnostics diags;
+      typed = infer_node_types(g_, cumsum, diags);
+    } catch (const std::exception&) {
+      typed = false;
+    }
+    if (!typed) return first();
+    const Arg position = Arg::of(cumsum.output());
+    out.push_back(std::move(cumsum));
     const Arg score = add(OpId::Where, {near, position, Arg::number(Scalar::from_float(0.0))}, {}, "_score");
     Node last = n;
     last.args[0] = score;
@@ -333,6 +365,28 @@ class Upcaster {
   UpcastOptions options_;
 };
 
+// Whether value v is computed from `from` (through any chain of nodes, blocks included).
+bool depends_on(const Graph& graph, ValueId v, ValueId from) {
+  std::map<ValueId, const Node*> producer;
+  for_each_node(graph.body, [&](const Node& n) {
+    for (ValueId o : n.outputs) producer[o] = &n;
+  });
+  std::vector<ValueId> todo = {v};
+  std::set<ValueId> seen;
+  while (!todo.empty()) {
+    const ValueId u = todo.back();
+    todo.pop_back();
+    if (u == from) return true;
+    if (!seen.insert(u).second) continue;
+    auto it = producer.find(u);
+    if (it == producer.end()) continue;
+    std::set<ValueId> uses;
+    collect_uses(*it->second, uses);
+    todo.insert(todo.end(), uses.begin(), uses.end());
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n) {
@@ -356,6 +410,14 @@ std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n) {
     case OpId::Eq:
     case OpId::Ne:
     case OpId::Remainder:
+      // A comparison of a computed float with a graph input it does not depend on (a model's
+      // threshold passed as a tensor: seed 8103343) thresholds the computed side, as a number does.
+      if (n.op != OpId::Remainder && n.args.size() == 2 && float_tensor(n.args[0]) && float_tensor(n.args[1]))
+        for (size_t side = 0; side < 2; ++side) {
+          const ValueId bound = n.args[1 - side].value, computed = n.args[side].value;
+          if (graph.is_graph_input(bound) && !graph.is_graph_input(computed) && !depends_on(graph, computed, bound))
+            return side;
+        }
       // The one float tensor among the two operands (a comparison with a number, the remainder of
       // an integer by a float); two float tensors are left alone (moving one would break le(x, x)).
       if (n.args.size() != 2 || float_tensor(n.args[0]) == float_tensor(n.args[1])) return std::nullopt;

@@ -20,8 +20,8 @@ namespace gbc {
 /// makes a var of equal values exactly 0. The graph's value ids are kept; added values come after them.
 ///
 /// With threshold_nudge -1 or +1, the float value under every threshold the program puts on one
-/// (a cast to an integer dtype, floor, ceil, round, sign, a comparison of a tensor with a number, a
-/// remainder with one float tensor)
+/// (a cast to an integer dtype, floor, ceil, round, sign, a comparison of a tensor with a number or
+/// with a graph input it is not computed from, a remainder with one float tensor)
 /// moves down or up by its tolerance (rtol * |x| + atol, float32's for float32, float16 and
 /// bfloat16 values, which are computed in float32, float64's for float64 ones; a float16/bfloat16
 /// value is then rounded to its dtype again): the two graphs bound what rounding of that value can
@@ -42,7 +42,8 @@ struct UpcastOptions {
 Graph upcast_fp64(const Graph& graph, const UpcastOptions& options = {});
 
 /// The argument of n that holds a float value under a threshold, as threshold_nudge moves it (the
-/// input of an integer cast, floor, ceil, round or sign; the tensor of a comparison with a number;
+/// input of an integer cast, floor, ceil, round or sign; the tensor of a comparison with a number,
+/// or the computed side of a comparison with a graph input it is not computed from;
 /// the one float tensor of a remainder), judged on `graph`'s types; nullopt for every other node.
 std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n);
 /// n is an argmax of a float tensor (judged on `graph`'s types), whose near-ties threshold_nudge breaks.

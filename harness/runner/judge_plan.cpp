@@ -49,6 +49,18 @@ JudgePlan make_judge_plan(const Model& model) {
   taint_block(g, g.body, random, random_writes);
   const std::set<ValueId> zero_sign_pinned = values_with_pinned_zero_sign(g);
   const AliasAnalysis alias(g);
+  // The other dtype variants' aliasing (`dtypes:` lists): a `to` of a dtype an input has in one
+  // variant only returns that input there, so a write through it writes the input (seed 8100868).
+  std::vector<AliasAnalysis> variant_aliases;
+  for (int64_t k = 1; k < model.dtype_variants(); ++k) {
+    Graph retyped;
+    Diagnostics diags;
+    if (model.graph_for_variant(k, retyped, diags)) variant_aliases.emplace_back(retyped);
+  }
+  auto may_be_mutated = [&](ValueId v) {
+    return alias.may_be_mutated(v) ||
+           std::any_of(variant_aliases.begin(), variant_aliases.end(), [v](const AliasAnalysis& a) { return a.may_be_mutated(v); });
+  };
   std::map<ValueId, const Node*> producer;
   for_each_node(g.body, [&](const Node& n) {
     for (ValueId o : n.outputs) producer[o] = &n;
@@ -75,7 +87,7 @@ JudgePlan make_judge_plan(const Model& model) {
       // outputs' oracles judge (seed 8000043).
       const ValueId x = n.args[0].value;
       d = DropoutOutput{x, n.attr_float("p", 0.5), n.attr_bool("training", true),
-                        g.is_graph_input(x) && !alias.may_be_mutated(x)};
+                        g.is_graph_input(x) && !may_be_mutated(x)};
       p.capture.insert(d->input);
     }
     p.dropout.push_back(d);
@@ -86,7 +98,7 @@ JudgePlan make_judge_plan(const Model& model) {
   for (const auto& in : g.inputs) {
     p.input_names.push_back(g.name_of(in.value));
     p.input_tol.push_back(c.tolerance_for(g.type(in.value).dtype, g.name_of(in.value)));
-    p.input_mutable.push_back(alias.may_be_mutated(in.value));
+    p.input_mutable.push_back(may_be_mutated(in.value));
     p.input_random.push_back(random_roots.count(in.value) != 0);
     p.fed_by.push_back(-1);
   }

@@ -256,12 +256,15 @@ TEST(Interpreter, CastsBetweenEveryDtypePair) {
     // vectorized and scalar paths; keep floats in range for integer targets.
     at::Tensor finite = is_floating(from) ? x.masked_fill(x.isnan().logical_or(x.abs().gt(1000)), 9.5) : x;
     for (DType to : all_dtypes()) {
+      // A cast to the dtype x has is x itself (ATen's `to` returns self): no kernel, it runs on
+      // ATen as a view op does (Aliasing.ACastToTheDtypeAnInputHasIsTheInputItself).
+      if (to == from) continue;
       at::Tensor in = is_floating(from) && !is_floating(to) ? finite : x;
       std::string text = one_node_model(input_line("x", from, in), "op: to, args: [x], dtype: " + std::string(dtype_name(to)));
       checked += check_model(text, {in}, 0, 0) == Outcome::Checked;
     }
   }
-  EXPECT_EQ(checked, 100);
+  EXPECT_EQ(checked, 90);
 }
 
 TEST(Interpreter, FloatToSmallIntegerCastsWrapLikeATen) {

@@ -156,7 +156,6 @@ TEST(Lower, WhereClampCastAndPow) {
             "clamp(load(x), min=0.0999755859375)");
   EXPECT_EQ(lowered_expr("  x: {shape: [4]}\n", "op: to, args: [x], dtype: bfloat16"), "round_bfloat16(load(x))");
   EXPECT_EQ(lowered_expr("  x: {shape: [4], dtype: float64}\n", "op: to, args: [x], dtype: int8"), "int8(load(x))");
-  EXPECT_EQ(lowered_expr("  x: {shape: [4]}\n", "op: to, args: [x], dtype: float32"), "load(x)");
   EXPECT_EQ(lowered_expr("  x: {shape: [4]}\n", "op: pow, args: [x, 2]"), "mul(load(x), load(x))");
   EXPECT_EQ(lowered_expr("  x: {shape: [4]}\n", "op: pow, args: [x, 0.5]"), "sqrt(load(x))");
   EXPECT_EQ(lowered_expr("  x: {shape: [4]}\n", "op: pow, args: [x, 0]"), "1.0");

@@ -43,11 +43,13 @@ graph:
   - {id: t, op: mul, args: [k, a]}
 outputs: [h, e, q, s, wh, t, xi, ik]
 )");
+  // xf, a cast of float16 to float32 (a new tensor in eager), stays a new tensor between float64
+  // values: x * 1, where `to` would return x itself.
   EXPECT_EQ(ir(upcast_fp64(g)), R"(graph t(x: float64[B, 3], i: int32[B, 3], m: bool[B, 3], param w: float64[3, 2]) {
   c: float64[3] = full(dtype=float64, shape=[3], value=0.5)
   k: float64[3] = full(dtype=float64, shape=[3], value=2)
   n: int64[3] = full(shape=[3], value=2)
-  xf: float64[B, 3] = to(x, dtype=float64)
+  xf: float64[B, 3] = mul(x, 1.0)
   xi: int16[B, 3] = to(x, dtype=int16)
   wx.float16: float16[3, 2] = to(w, dtype=float16)
   wx: float64[3, 2] = to(wx.float16, dtype=float64)
@@ -331,8 +333,67 @@ outputs: [a, k, b, c]
   EXPECT_EQ(exact[3].item<int64_t>(), 1);
   EXPECT_EQ(lo[3].item<int64_t>(), 0);
   EXPECT_EQ(hi[3].item<int64_t>(), 3);
+  // Over the flattened values of a symbolic shape (seed 8103639) the positions' type cannot be
+  // written in the model's sizes: the up graph takes the first near index too.
+  Graph s = graph_of(R"(dims: {B: [1, 4], N: [1, 4]}
+inputs:
+  x: {shape: [B, N]}
+graph:
+  - {id: a, op: argmax, args: [x]}
+outputs: [a]
+)");
+  const std::vector<at::Tensor> sx = {at::tensor({1.0, 3.0, 3.0, 2.0}, at::kDouble).reshape({2, 2})};
+  EXPECT_EQ(run_eager(upcast_fp64(s, up), sx)[0].item<int64_t>(), 1);
+  EXPECT_EQ(run_eager(upcast_fp64(s, down), sx)[0].item<int64_t>(), 1);
 }
 
+
+// A comparison with a graph input the other side does not depend on (a threshold passed as a
+// tensor: seed 8103343, ge(mean(float16(...)), t) with t = 6.1e-05) thresholds the computed side;
+// a comparison with a value it is computed from stays judged as it is (ge(2x, x)).
+TEST(UpcastFp64, ThresholdNudgeMovesAComputedValueComparedWithAnIndependentInput) {
+  Graph g = graph_of(R"(inputs:
+  f: {shape: [3]}
+  t: {shape: [1]}
+graph:
+  - {id: d, op: mul, args: [f, 2.0]}
+  - {id: a, op: ge, args: [d, t]}
+  - {id: b, op: ge, args: [d, f]}
+  - {id: c, op: lt, args: [t, d]}
+outputs: [a, b, c]
+)");
+  EXPECT_EQ(thresholded_float_arg(g, g.body.nodes[1]), std::optional<size_t>(0));
+  EXPECT_EQ(thresholded_float_arg(g, g.body.nodes[2]), std::nullopt);
+  EXPECT_EQ(thresholded_float_arg(g, g.body.nodes[3]), std::optional<size_t>(1));
+  const UpcastOptions up{+1, 1.3e-6, 1e-5, 1e-7, 1e-7};
+  const std::vector<at::Tensor> in = {at::tensor({1.4999999, 1.0, 2.0}, at::kDouble), at::tensor({3.0}, at::kDouble)};
+  const std::vector<at::Tensor> exact = run_eager(upcast_fp64(g), in);
+  const std::vector<at::Tensor> hi = run_eager(upcast_fp64(g, up), in);
+  auto bools = [](std::initializer_list<int> v) { return at::tensor(std::vector<int>(v), at::kInt).to(at::kBool); };
+  EXPECT_TRUE(at::equal(exact[0], bools({0, 0, 1}))) << exact[0];
+  EXPECT_TRUE(at::equal(hi[0], bools({1, 0, 1}))) << hi[0];
+}
+
+// A cast that changes a float's dtype is a new tensor in eager; between float64 values it stays
+// one (x * 1), so an in-place write through it does not reach the input in the reference alone.
+// A cast to the dtype a value has returns the value in eager and in the reference alike.
+TEST(UpcastFp64, ACastStaysANewTensorAndASameDtypeCastTheValueItself) {
+  Graph g = graph_of(R"(inputs:
+  x: {shape: [3]}
+  y: {shape: [3]}
+graph:
+  - {id: w, op: to, args: [x], dtype: float64}
+  - {op: add_, args: [w, 1.0]}
+  - {id: s, op: to, args: [y], dtype: float32}
+  - {op: add_, args: [s, 1.0]}
+outputs: [w, s]
+)");
+  std::vector<at::Tensor> in = {at::tensor({1.0, -0.0, 3.0}, at::kDouble), at::tensor({1.0, 2.0, 3.0}, at::kDouble)};
+  const std::vector<at::Tensor> out = run_eager(upcast_fp64(g), in);
+  EXPECT_TRUE(at::equal(in[0], at::tensor({1.0, -0.0, 3.0}, at::kDouble))) << in[0];
+  EXPECT_TRUE(at::equal(out[0], at::tensor({2.0, 1.0, 4.0}, at::kDouble))) << out[0];
+  EXPECT_TRUE(at::equal(in[1], at::tensor({2.0, 3.0, 4.0}, at::kDouble))) << in[1];
+}
 
 // Found by the fuzzer again (`gbc divergence nan_inf [log1p]`, seed 7503268): LibTorch 1.13's
 // float64 log1p of 1.43e308 is inf, and the reference that ran it could not tell eager's inf from

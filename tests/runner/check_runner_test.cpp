@@ -227,6 +227,27 @@ check:
   EXPECT_EQ(exact.backends[0].failures.at(0).outputs.at(0).oracle, "dropout");
 }
 
+// Found by the fuzzer (seed 8100868): `to(x, float64)` is a copy for the float32 variant of x and x
+// itself for the float64 one, where add_ through it writes x. The state oracle's "the model never
+// writes x" held for the first variant only: a path that wrote x as eager did failed.
+TEST(RunnerTest, AnInputWrittenInOneDtypeVariantIsWritableInEvery) {
+  Model m = load_model_text(R"(format: gbcheck/v1
+name: variant_alias
+inputs:
+  x: {shape: [2, 3], dtype: float32, dtypes: [float32, float64]}
+graph:
+  - {id: w, op: to, args: [x], dtype: float64}
+  - {id: v, op: slice, args: [w], dim: 1, start: 0, end: 2}
+  - {op: add_, args: [v, 1.0]}
+  - {id: m, op: amin, args: [x]}
+outputs: [m]
+check:
+  cases: 4
+)",
+                            "variant_alias.yaml");
+  EXPECT_TRUE(run_check(m, options_for(m, nullptr)).pass());
+}
+
 TEST(RunnerTest, DropoutWithAnotherMaskPassesAWrongScaleFails) {
   Model m = load_model_text(R"(format: gbcheck/v1
 name: drop

@@ -127,6 +127,35 @@ outputs: [d, e1, e2, x]
     expect_matches_eager(*test::prepared(tier, model, options_of(model)), model.graph, inputs);
 }
 
+// Found by the fuzzer (`gbc divergence fp64,tolerance [amin]`, seed 8100868): ATen's `to` of the
+// dtype a tensor has returns the tensor itself, so add_ into a slice of it writes the graph input,
+// and amin of the input sees the write. gbc computed the cast as a copy. Constant folding now
+// makes the cast its input, and without that pass the cast runs on ATen, as a view op does.
+TEST(Aliasing, ACastToTheDtypeAnInputHasIsTheInputItself) {
+  Model model = load(R"(format: gbcheck/v1
+name: same_dtype_cast
+inputs:
+  x: {shape: [2, 3]}
+graph:
+  - {id: c, op: to, args: [x], dtype: float32}
+  - {id: v, op: slice, args: [c], dim: 1, start: 0, end: 2}
+  - {op: add_, args: [v, 1.0]}
+  - {id: m, op: amin, args: [x]}
+  - {id: w, op: to, args: [x], dtype: float64}
+  - {op: add_, args: [w, 1.0]}
+outputs: [m, c, w]
+)");
+  const std::vector<at::Tensor> inputs = {at::tensor(std::vector<float>{1.0f, -2.0f, 3.0f, 0.5f, 4.0f, -1.0f}).reshape({2, 3})};
+  for (const char* tier : {"gbc", "gbc-interp"}) {
+    for (bool fold : {true, false}) {
+      SCOPED_TRACE(std::string(tier) + (fold ? "" : ", constant_fold disabled"));
+      BackendOptions o = options_of(model);
+      if (!fold) o.disabled_passes = {"constant_fold"};
+      expect_matches_eager(*test::prepared(tier, model, o), model.graph, inputs);
+    }
+  }
+}
+
 // Found by the fuzzer (`gbc divergence fp64,tolerance [mean]`, seed 7401394): a training
 // batch_norm over dims of symbolic size was not decomposed and ran on ATen, whose float32 kernel
 // overflows on a contiguous input holding 3.04e38 (it gives 0s) where eager's transposed input took

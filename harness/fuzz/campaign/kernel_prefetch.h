@@ -34,7 +34,7 @@ struct KernelPrefetch {
 /// Whether a prefetch can help these options: a gbc backend on the CPU with the kernel cache on.
 bool kernel_prefetch_applies(const GraphCheckOptions& options, const Model& model);
 
-/// Runs the prefetch for `models` in a sandbox limited to twice options.limits per graph.
+/// Runs the prefetch for `models` in a sandbox limited to twice one graph's options.limits.
 KernelPrefetch prefetch_kernels(const std::vector<Model>& models, const GraphCheckOptions& options);
 
 }  // namespace gbc
