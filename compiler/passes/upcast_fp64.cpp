@@ -120,8 +120,14 @@ class Upcaster {
     };
     const Arg x = n.args[*arg];
     // x + sign * (rtol * |x| + atol), a float16/bfloat16 value rounded to its dtype again.
-    const Arg step = add(OpId::Add, {add(OpId::Mul, {add(OpId::Abs, {x}, {}, "_abs"), Arg::number(Scalar::from_float(rtol))}, {}, "_rel"),
-                                     Arg::number(Scalar::from_float(atol))}, {}, "_step");
+    Arg step = add(OpId::Add, {add(OpId::Mul, {add(OpId::Abs, {x}, {}, "_abs"), Arg::number(Scalar::from_float(rtol))}, {}, "_rel"),
+                               Arg::number(Scalar::from_float(atol))}, {}, "_step");
+    if (options_.slack) {
+      const ValueId slack = g_.add_value(g_.fresh_name(name + "_slack"), ValueType::tensor(DType::Float64, {}), n.loc);
+      g_.inputs.push_back(GraphInput{slack, GraphInput::Role::Input});
+      options_.slack->push_back(input);
+      step = add(OpId::Maximum, {step, Arg::of(slack)}, {}, "_step_or_slack");
+    }
     auto moved = [&](double sign, const std::string& suffix) {
       const Arg m = add(sign > 0 ? OpId::Add : OpId::Sub, {x, step}, {}, suffix);
       if (!half) return m;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "compiler/ir/graph.h"
 
@@ -34,10 +35,18 @@ namespace gbc {
 /// and +1 the last index whose value is within the tolerance of the maximum (the argmax input's
 /// dtype's tolerance: its float16 and bfloat16 values are rounded to that dtype), where rounding in
 /// eager or in the compiled path may pick either.
+///
+/// With `slack` given (a nudged graph), every thresholded value also gets a float64 scalar graph
+/// input after the graph's own, its slack: the value moves by max(its tolerance, slack). The caller
+/// passes eager's own error there (its distance from the reference), so that rounding noise eager
+/// carries into a threshold, which can far exceed a tolerance (bfloat16 values summing to an exact
+/// 0), bounds what the compiled path may decide there too. `slack` receives the thresholded
+/// values' ids, in the order of the added inputs.
 struct UpcastOptions {
   int threshold_nudge = 0;
   double f32_rtol = 0, f32_atol = 0, f64_rtol = 0, f64_atol = 0;
   double f16_rtol = 0, f16_atol = 0, bf16_rtol = 0, bf16_atol = 0;
+  std::vector<ValueId>* slack = nullptr;
 };
 Graph upcast_fp64(const Graph& graph, const UpcastOptions& options = {});
 

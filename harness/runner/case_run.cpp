@@ -150,28 +150,47 @@ std::vector<at::Tensor> CaseRunner::run_fp64(const TestCase& tc, std::string& fa
   return run_fp64_graph(*fp64_graph_, tc, failure, inputs_after, captured);
 }
 
-std::vector<at::Tensor> CaseRunner::run_fp64_nudged(const TestCase& tc, int direction) {
-  std::optional<Graph>& graph = fp64_nudged_graphs_[direction > 0 ? 1 : 0];
+std::vector<at::Tensor> CaseRunner::run_fp64_nudged(const TestCase& tc, int direction,
+                                                     const std::map<ValueId, at::Tensor>& eager,
+                                                     const std::map<ValueId, at::Tensor>& reference) {
+  const int side = direction > 0 ? 1 : 0;
+  std::optional<Graph>& graph = fp64_nudged_graphs_[side];
+  std::vector<ValueId>& slack_of = fp64_nudged_slack_[side];
   if (!graph) {
     const CheckConfig& c = model_.check;
     const Tolerance f32 = c.dtype_tolerance(DType::Float32), f64 = c.dtype_tolerance(DType::Float64),
                     f16 = c.dtype_tolerance(DType::Float16), bf16 = c.dtype_tolerance(DType::BFloat16);
-    graph = upcast_fp64(model_.graph,
-                        {direction, f32.rtol, f32.atol, f64.rtol, f64.atol, f16.rtol, f16.atol, bf16.rtol, bf16.atol});
+    graph = upcast_fp64(model_.graph, {direction, f32.rtol, f32.atol, f64.rtol, f64.atol, f16.rtol, f16.atol, bf16.rtol,
+                                       bf16.atol, &slack_of});
+  }
+  // Each thresholded value's slack: eager's largest finite distance from the reference there (0
+  // where either was not captured, or the distance is not finite).
+  std::vector<at::Tensor> slack;
+  for (ValueId v : slack_of) {
+    double s = 0;
+    auto e = eager.find(v), r = reference.find(v);
+    if (e != eager.end() && r != reference.end() && e->second.sizes() == r->second.sizes() && e->second.numel() > 0) {
+      const at::Tensor d = (e->second.to(at::kCPU).to(at::kDouble) - r->second.to(at::kCPU).to(at::kDouble)).abs();
+      const at::Tensor finite = d.masked_select(d.isfinite());
+      if (finite.numel() > 0) s = finite.max().item<double>();
+    }
+    slack.push_back(at::scalar_tensor(s, at::TensorOptions().dtype(at::kDouble).device(device_)));
   }
   std::string failure;
   std::vector<at::Tensor> inputs_after;
   std::map<ValueId, at::Tensor> captured;
-  return run_fp64_graph(*graph, tc, failure, inputs_after, captured);
+  return run_fp64_graph(*graph, tc, failure, inputs_after, captured, slack);
 }
 
 std::vector<at::Tensor> CaseRunner::run_fp64_graph(const Graph& graph, const TestCase& tc, std::string& failure,
                                                    std::vector<at::Tensor>& inputs_after,
-                                                   std::map<ValueId, at::Tensor>& captured) {
+                                                   std::map<ValueId, at::Tensor>& captured,
+                                                   const std::vector<at::Tensor>& extra_inputs) {
   Chain c;
   c.in = tc.fresh_inputs();
   for (auto& t : c.in)
     if (at::isFloatingType(t.scalar_type())) t = t.to(at::kDouble);
+  c.in.insert(c.in.end(), extra_inputs.begin(), extra_inputs.end());
   EagerOptions eo;
   eo.device = device_;
   try {
@@ -371,8 +390,9 @@ CaseResult CaseRunner::run(const TestCase& tc, const std::vector<PathUnderTest>&
   // The references with every thresholded value moved down and up (oracles/threshold_rounding.h).
   std::optional<std::vector<at::Tensor>> fp64_down, fp64_up;
   auto fp64_threshold_bounds = [&](size_t o) -> std::pair<at::Tensor, at::Tensor> {
-    if (!fp64_down) fp64_down = run_fp64_nudged(tc, -1);
-    if (!fp64_up) fp64_up = run_fp64_nudged(tc, +1);
+    ensure_fp64();
+    if (!fp64_down) fp64_down = run_fp64_nudged(tc, -1, captured, fp64_captured);
+    if (!fp64_up) fp64_up = run_fp64_nudged(tc, +1, captured, fp64_captured);
     if (o >= fp64_down->size() || o >= fp64_up->size()) return {};
     return {(*fp64_down)[o], (*fp64_up)[o]};
   };

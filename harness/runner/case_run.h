@@ -75,12 +75,15 @@ class CaseRunner {
   std::vector<at::Tensor> run_fp64(const TestCase& tc, std::string& failure, std::vector<at::Tensor>& inputs_after,
                                    std::map<ValueId, at::Tensor>& captured);
   /// The float64 reference's outputs with every thresholded float value (an integer cast's input,
-  /// floor's, a comparison's tensor, ...) moved down (-1) or up (+1) by its float tolerance
-  /// (oracles/threshold_rounding.h); empty on failure.
-  std::vector<at::Tensor> run_fp64_nudged(const TestCase& tc, int direction);
-  /// run_fp64's steps on `graph`.
+  /// floor's, a comparison's tensor, ...) moved down (-1) or up (+1) by its float tolerance, or by
+  /// eager's own error there where that is larger (`eager` and `reference`: the captured values of
+  /// this case's eager run and plain reference; oracles/threshold_rounding.h); empty on failure.
+  std::vector<at::Tensor> run_fp64_nudged(const TestCase& tc, int direction, const std::map<ValueId, at::Tensor>& eager,
+                                          const std::map<ValueId, at::Tensor>& reference);
+  /// run_fp64's steps on `graph`, whose inputs after the model's take `extra_inputs`.
   std::vector<at::Tensor> run_fp64_graph(const Graph& graph, const TestCase& tc, std::string& failure,
-                                         std::vector<at::Tensor>& inputs_after, std::map<ValueId, at::Tensor>& captured);
+                                         std::vector<at::Tensor>& inputs_after, std::map<ValueId, at::Tensor>& captured,
+                                         const std::vector<at::Tensor>& extra_inputs = {});
   /// Records the plan's captured values (dropout arguments) of a run of `graph` on `in` into
   /// `captured`: the graph inputs among them now, as the step receives them, and the node values
   /// through `eo.on_value`.
@@ -93,6 +96,7 @@ class CaseRunner {
   Reference reference_;
   std::optional<Graph> fp64_graph_;  // made on first need
   std::optional<Graph> fp64_nudged_graphs_[2];  // thresholded values moved down, up (made on first need)
+  std::vector<ValueId> fp64_nudged_slack_[2];   // the thresholded values whose slack inputs they take, in order
 };
 
 /// One run's results and its graph inputs as the run left them (graph.inputs order).

@@ -64,7 +64,10 @@ JudgePlan make_judge_plan(const Model& model) {
   std::map<ValueId, const Node*> producer;
   for_each_node(g.body, [&](const Node& n) {
     for (ValueId o : n.outputs) producer[o] = &n;
-    p.has_rounding_threshold = p.has_rounding_threshold || thresholded_float_arg(g, n).has_value() || near_tie_argmax(g, n);
+    const std::optional<size_t> thresholded = thresholded_float_arg(g, n);
+    p.has_rounding_threshold = p.has_rounding_threshold || thresholded.has_value() || near_tie_argmax(g, n);
+    // Eager's own error at a thresholded value bounds what rounding may decide there (case_run.h).
+    if (thresholded && n.args[*thresholded].is_value()) p.capture.insert(n.args[*thresholded].value);
   });
 
   for (ValueId o : g.outputs) {

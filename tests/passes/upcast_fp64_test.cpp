@@ -374,6 +374,30 @@ outputs: [a, b, c]
   EXPECT_TRUE(at::equal(hi[0], bools({1, 0, 1}))) << hi[0];
 }
 
+// With slack inputs, a thresholded value moves by max(its tolerance, the slack the caller passes:
+// eager's own error there), so bfloat16 noise far above the float32 tolerance bounds what
+// rounding decides (seed 8103343, reduced).
+TEST(UpcastFp64, ThresholdNudgeMovesByEagersOwnErrorWhereLarger) {
+  Graph g = graph_of(R"(inputs:
+  f: {shape: [2]}
+graph:
+  - {id: d, op: mul, args: [f, 2.0]}
+  - {id: a, op: gt, args: [d, 1.0]}
+outputs: [a]
+)");
+  std::vector<ValueId> slack_of;
+  UpcastOptions up{+1, 1.3e-6, 1e-5, 1e-7, 1e-7};
+  up.slack = &slack_of;
+  const Graph nudged = upcast_fp64(g, up);
+  ASSERT_EQ(slack_of, (std::vector<ValueId>{*g.find_value("d")}));
+  ASSERT_EQ(nudged.inputs.size(), g.inputs.size() + 1);
+  const at::Tensor f = at::tensor({0.45, 0.2}, at::kDouble);
+  auto bools = [](std::initializer_list<int> v) { return at::tensor(std::vector<int>(v), at::kInt).to(at::kBool); };
+  // d = 0.9: the float32 tolerance does not reach 1, a slack of 0.15 does; 0.4 is beyond both.
+  EXPECT_TRUE(at::equal(run_eager(nudged, {f, at::scalar_tensor(0.0, at::kDouble)})[0], bools({0, 0})));
+  EXPECT_TRUE(at::equal(run_eager(nudged, {f, at::scalar_tensor(0.15, at::kDouble)})[0], bools({1, 0})));
+}
+
 // A cast that changes a float's dtype is a new tensor in eager; between float64 values it stays
 // one (x * 1), so an in-place write through it does not reach the input in the reference alone.
 // A cast to the dtype a value has returns the value in eager and in the reference alike.
