@@ -99,9 +99,10 @@ class Upcaster {
   // rounding of the threshold (or, for a float16/bfloat16 value, of a midpoint between two of its
   // values that rounds onto it) lands on either side in eager and in the compiled path. For the
   // results that rounding reaches (upcast_fp64.h), the thresholded value moves by its tolerance in
-  // the direction of threshold_nudge, and a float16/bfloat16 value is rounded to its dtype again, as
-  // the program stores it. A comparison of two tensors is left alone: moving one side would break
-  // identities such as le(x, x).
+  // the direction of threshold_nudge (or by its slack input, where larger), and a float16/bfloat16
+  // value is rounded to its dtype again, as the program stores it. An equality is put on its number
+  // instead (below). A comparison of two tensors is left alone, unless one is a graph input the
+  // other is not computed from: moving one side would break identities such as le(x, x).
   void nudge_threshold_input(Node& n, std::vector<Node>& out) {
     // Judged on the loaded graph's types: the thresholded value as the program computes it.
     const std::optional<size_t> arg = thresholded_float_arg(original_, n);
@@ -113,10 +114,7 @@ class Upcaster {
     const bool half = was.dtype == DType::Float16 || was.dtype == DType::BFloat16;
     const std::string name = g_.name_of(input) + (options_.threshold_nudge > 0 ? ".up" : ".down");
     auto add = [&](OpId op, std::vector<Arg> args, Attrs attrs, const std::string& suffix) {
-      Node m = make_node(g_, op, std::move(args), std::move(attrs), n.loc, name + suffix);
-      const ValueId v = m.output();
-      out.push_back(std::move(m));
-      return Arg::of(v);
+      return emit(out, op, std::move(args), std::move(attrs), n.loc, name + suffix);
     };
     const Arg x = n.args[*arg];
     // x + sign * (rtol * |x| + atol), a float16/bfloat16 value rounded to its dtype again.
@@ -163,10 +161,7 @@ class Upcaster {
     const auto [rtol, atol] = tolerance_of(original_.type(x).dtype);
     const std::string name = g_.name_of(n.output()) + (options_.threshold_nudge > 0 ? ".last" : ".first");
     auto add = [&](OpId op, std::vector<Arg> args, Attrs attrs, const std::string& suffix) {
-      Node m = make_node(g_, op, std::move(args), std::move(attrs), n.loc, name + suffix);
-      const ValueId v = m.output();
-      out.push_back(std::move(m));
-      return Arg::of(v);
+      return emit(out, op, std::move(args), std::move(attrs), n.loc, name + suffix);
     };
     Arg values = n.args[0];
     Attrs reduce = {{"keepdim", true}};
@@ -218,7 +213,6 @@ class Upcaster {
     const Arg score = add(OpId::Where, {near, position, Arg::number(Scalar::from_float(0.0))}, {}, "_score");
     Node last = n;
     last.args[0] = score;
-    last.attrs = n.attrs;
     if (all) last.attrs["dim"] = int64_t{0};
     last.outputs = {g_.add_value(name, ValueType{}, n.loc)};
     infer(last);
@@ -246,6 +240,15 @@ class Upcaster {
       case DType::BFloat16: return {options_.bf16_rtol, options_.bf16_atol};
       default: return {options_.f32_rtol, options_.f32_atol};
     }
+  }
+
+  // A node of the rewritten graph, appended to `out`; its result as an argument.
+  Arg emit(std::vector<Node>& out, OpId op, std::vector<Arg> args, Attrs attrs, const SourceLoc& loc,
+           const std::string& name) {
+    Node m = make_node(g_, op, std::move(args), std::move(attrs), loc, name);
+    const ValueId v = m.output();
+    out.push_back(std::move(m));
+    return Arg::of(v);
   }
 
   void retarget_dtype_attr(Node& n) {
@@ -377,18 +380,18 @@ bool depends_on(const Graph& graph, ValueId v, ValueId from) {
   for_each_node(graph.body, [&](const Node& n) {
     for (ValueId o : n.outputs) producer[o] = &n;
   });
-  std::vector<ValueId> todo = {v};
+  std::vector<ValueId> pending = {v};
   std::set<ValueId> seen;
-  while (!todo.empty()) {
-    const ValueId u = todo.back();
-    todo.pop_back();
+  while (!pending.empty()) {
+    const ValueId u = pending.back();
+    pending.pop_back();
     if (u == from) return true;
     if (!seen.insert(u).second) continue;
     auto it = producer.find(u);
     if (it == producer.end()) continue;
     std::set<ValueId> uses;
     collect_uses(*it->second, uses);
-    todo.insert(todo.end(), uses.begin(), uses.end());
+    pending.insert(pending.end(), uses.begin(), uses.end());
   }
   return false;
 }
