@@ -101,15 +101,21 @@ if step gputests; then
 fi
 
 # The GPU workloads on gbc and gbc-cudagraphs; a fresh kernel cache, so first calls compile cold.
+# GPU_BENCH_MODELS (a shell glob of models or folders) and GPU_BENCH_BACKENDS (space-separated)
+# change them.
 if step bench && [ -x $bin/gbcheck ]; then
   export GBCHECK_CACHE_DIR=$PWD/$build/bench-cache
-  for m in bench/models/cuda/*.yaml; do
+  bench_backends=()
+  for b in ${GPU_BENCH_BACKENDS:-gbc gbc-cudagraphs}; do bench_backends+=(--backend "$b"); done
+  for m in ${GPU_BENCH_MODELS:-bench/models/cuda/*.yaml}; do
     have 45 || { note "bench $m: skipped (budget)"; continue; }
     name=$(basename "$m" .yaml)
-    timeout 150 $bin/gbcheck bench "$m" --backend gbc --backend gbc-cudagraphs --repeat 100 --profile \
+    timeout 150 $bin/gbcheck bench "$m" "${bench_backends[@]}" --repeat 100 --profile \
       --json "$logs/bench_$name.json" > "$logs/bench_$name.log" 2>&1
-    note "bench $name: exit $?"
-    head -30 "$logs/bench_$name.log"
+    rc=$?
+    # A folder is one suite run, summarized like the sweep's.
+    if [ -d "$m" ]; then note "bench $m: exit $rc | $(python3 ci/bench_summary.py "$logs/bench_$name.json" gbc 2>&1)"
+    else note "bench $name: exit $rc"; head -30 "$logs/bench_$name.log"; fi
   done
 fi
 
@@ -128,10 +134,10 @@ if step sweep && [ -x $bin/gbcheck ]; then
     note "sweep $label [${settings:-defaults}]: exit $rc | $(python3 ci/bench_summary.py "$logs/sweep_$label.json" gbc 2>&1)"
   done <<'SETS'
 base -
-mb2 GBCHECK_CUDA_MIN_BLOCKS=2
+mb0 GBCHECK_CUDA_MIN_BLOCKS=0
 resident GBCHECK_CUDA_ROW_GRID=resident
 prefetch GBCHECK_CUDA_PREFETCH=1 GBCHECK_CUDA_ROW_GRID=resident
-prefetch_mb2 GBCHECK_CUDA_PREFETCH=1 GBCHECK_CUDA_ROW_GRID=resident GBCHECK_CUDA_MIN_BLOCKS=2
+prefetch_mb0 GBCHECK_CUDA_PREFETCH=1 GBCHECK_CUDA_ROW_GRID=resident GBCHECK_CUDA_MIN_BLOCKS=0
 e16 GBCHECK_CUDA_ROW_ELEMENTS=16
 e16_prefetch GBCHECK_CUDA_ROW_ELEMENTS=16 GBCHECK_CUDA_PREFETCH=1 GBCHECK_CUDA_ROW_GRID=resident
 unroll8 GBCHECK_CUDA_UNROLL=8 GBCHECK_CUDA_POINTWISE_UNROLL=2
@@ -140,10 +146,11 @@ base_again -
 SETS
 fi
 
-# Nsight Compute on one call of gbc's softmax and sum kernels (fused_*): DRAM throughput, achieved
-# occupancy, registers per thread. Needs ncu and counters the machine lets it read.
+# Nsight Compute on one call of gbc's layer_norm and sum kernels (fused_*; the two below 90% of the
+# copy): DRAM throughput, achieved occupancy, registers per thread. Needs ncu and counters the
+# machine lets it read.
 if step profile && [ -x $bin/gbcheck ] && command -v ncu > /dev/null; then
-  for name in softmax_8192 sum_64m; do
+  for name in layer_norm_8192 sum_64m; do
     have 60 || { note "ncu $name: skipped (budget)"; continue; }
     timeout 90 ncu --clock-control none -k regex:fused --launch-skip 3 --launch-count 1 --section SpeedOfLight \
       --section Occupancy --section LaunchStats $bin/gbcheck bench bench/models/cuda/$name.yaml --backend gbc \

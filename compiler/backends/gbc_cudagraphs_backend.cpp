@@ -7,6 +7,7 @@
 #include "compiler/cuda/cuda_driver.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/op_schema.h"
+#include "compiler/passes/effects.h"
 #include "compiler/runtime/cuda_kernel_runner.h"
 #include "compiler/runtime/graph_runtime.h"
 #include "compiler/runtime/runtime_events.h"
@@ -135,6 +136,11 @@ class GbcCudaGraphsBackend : public Backend {
     BackendOptions gbc_options = options;
     gbc_options.disabled_passes.push_back("fold_params");
     gbc_->prepare(graph, gbc_options);
+    // The inputs a call writes (running stats, in-place ops): a capture and a replay write the
+    // static buffers, so what they wrote is copied back into the caller's tensors.
+    const AliasAnalysis alias(graph);
+    written_.clear();
+    for (const GraphInput& in : graph.inputs) written_.push_back(alias.may_be_mutated(in.value));
     own_ = BackendStats{};
     graphs_.clear();
     limit_reported_ = false;
@@ -150,6 +156,7 @@ class GbcCudaGraphsBackend : public Backend {
       if (!g.exec) return gbc_->run(inputs);
       for (size_t i = 0; i < inputs.size(); ++i) g.static_inputs[i].copy_(inputs[i]);
       g.exec->launch();
+      write_back(g.static_inputs, inputs);
       return copies(g.static_outputs);
     }
     if (static_cast<int>(graphs_.size()) >= graph_limit_) {
@@ -182,8 +189,10 @@ class GbcCudaGraphsBackend : public Backend {
       g.static_inputs.push_back(t.clone(at::MemoryFormat::Contiguous));
     }
     // Compiles every kernel for this signature (before its launch) and leaves the allocator warm.
+    // It runs on the static buffers, so the caller's inputs still hold what the call must start from.
     std::vector<at::Tensor> outputs = gbc_->run(g.static_inputs);
     if (std::string why = why_not_capturable(); !why.empty()) {
+      write_back(g.static_inputs, inputs);
       g.static_inputs.clear();
       report(CompileEvent::Kind::Fallback, "FB005",
              "gbc-cudagraphs: the graph runs without a CUDA graph for inputs " + signature_text(inputs) + ": " + why,
@@ -208,8 +217,18 @@ class GbcCudaGraphsBackend : public Backend {
     exec->end_capture();
     g.exec = std::move(exec);
     g.keep_alive = std::move(keep_alive);
+    // The warm-up call wrote the buffers of written inputs: this call's replay starts from the caller's.
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (written_[i]) g.static_inputs[i].copy_(inputs[i]);
     g.exec->launch();
+    write_back(g.static_inputs, inputs);
     return copies(g.static_outputs);
+  }
+
+  // Copies what a call wrote into the static buffers of written inputs back into the caller's.
+  void write_back(const std::vector<at::Tensor>& static_inputs, const std::vector<at::Tensor>& inputs) const {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (written_[i]) inputs[i].copy_(static_inputs[i]);
   }
 
   // Empty when the call just made ran one gbc region of fused kernels (and views) alone: the
@@ -247,6 +266,7 @@ class GbcCudaGraphsBackend : public Backend {
   int graph_limit_ = 8;
   bool limit_reported_ = false;
   std::vector<CapturedGraph> graphs_;  // one per input signature seen, in order
+  std::vector<bool> written_;          // per graph input: whether a call may write it
 };
 
 }  // namespace

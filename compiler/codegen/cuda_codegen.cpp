@@ -67,9 +67,12 @@ class CudaKernelWriter {
         k_.kind == kir::KernelKind::Pointwise ? kPointwiseThreads : cuda_max_row_threads(layout_.elements);
     if (k_.cuda_rows != kir::CudaRows::All)
       out += std::string("// rows of class ") + kir::cuda_rows_name(k_.cuda_rows) + " only (cuda_row_class)\n";
-    // A reduction's minimum of resident blocks caps its registers (cuda_tuning.h).
-    const int min_blocks = k_.kind == kir::KernelKind::Pointwise ? 0 : cuda_tuning().min_blocks;
-    const std::string bounds = std::to_string(max_threads) + (min_blocks > 0 ? ", " + std::to_string(min_blocks) : "");
+    // A reduction's minimum of resident blocks caps its registers (cuda_tuning.h), never below
+    // 64 a thread: at most 1024 threads' worth of blocks (2048 would force 32 and spill).
+    const int min_blocks = k_.kind == kir::KernelKind::Pointwise
+                               ? 0
+                               : std::min<int>(cuda_tuning().min_blocks, static_cast<int>(1024 / max_threads));
+    const std::string bounds = std::to_string(max_threads) + (min_blocks > 1 ? ", " + std::to_string(min_blocks) : "");
     out += "extern \"C\" __global__ void __launch_bounds__(" + bounds + ") " + k_.name +
            "(const __grid_constant__ GbcCudaKernelArgs a) {\n";
     out += k_.kind == kir::KernelKind::Pointwise ? pointwise() : reduction();

@@ -236,6 +236,41 @@ outputs: [z]
   EXPECT_TRUE(has_event(backend->stats(), "FB005"));
 }
 
+// A call writes the caller's state (training batch_norm's running stats) whether its signature is
+// captured or runs as plain gbc: the first call ran on static copies and the stats never moved.
+TEST(GbcCudaGraphs, RunningStatsReachTheCallersTensors) {
+  SKIP_WITHOUT_GPU();
+  Model model = load(R"(format: gbcheck/v1
+name: batch_norm_train
+dims: {N: 4, C: 8, H: 6, W: 6}
+inputs:
+  x: {shape: [N, C, H, W], dtype: float32}
+params:
+  gamma: {shape: [C], dtype: float32}
+  beta: {shape: [C], dtype: float32}
+  mean: {shape: [C], dtype: float32}
+  var: {shape: [C], dtype: float32}
+graph:
+  - {id: bn, op: batch_norm, args: [x, gamma, beta, mean, var], training: true, momentum: 0.1, eps: 1.0e-5}
+  - {id: y, op: relu, args: [bn]}
+outputs: [y]
+)");
+  BackendOptions bo;
+  bo.device = "cuda";
+  std::unique_ptr<Backend> backend = make_gbc_cudagraphs_backend();
+  backend->prepare(model.graph, bo);
+  std::vector<at::Tensor> state = on_gpu({at::rand({8}) * 0.2 - 0.1, at::rand({8}) + 0.5});
+  std::vector<at::Tensor> eager_state = {state[0].clone(), state[1].clone()};
+  const std::vector<at::Tensor> affine = on_gpu({at::rand({8}) + 0.5, at::rand({8}) * 0.2 - 0.1});
+  for (int call = 0; call < 3; ++call) {
+    const at::Tensor x = at::randn({4, 8, 6, 6}).to(at::kCUDA);
+    std::vector<at::Tensor> want = run_eager(model.graph, {x, affine[0], affine[1], eager_state[0], eager_state[1]});
+    std::vector<at::Tensor> got = backend->run({x, affine[0], affine[1], state[0], state[1]});
+    expect_close(got, want, "call " + std::to_string(call));
+    expect_close(state, eager_state, "running stats after call " + std::to_string(call));
+  }
+}
+
 TEST(GbcCudaGraphs, RefusesTheCpuWithAClearError) {
   Model model = load(kStaticChain);
   BackendOptions bo;

@@ -200,7 +200,8 @@ TEST(CudaCodegenText, KernelShapes) {
   // Three schedules, chosen per call: registers, vector steps, elements.
   EXPECT_TRUE(contains(softmax, "if (gbc_cached) {"));
   EXPECT_TRUE(contains(softmax, "GbcVec<float, 4> c0[8];"));
-  EXPECT_TRUE(contains(softmax, "__launch_bounds__(512)")) << "32 elements per thread: blocks of 512 at most";
+  EXPECT_TRUE(contains(softmax, "__launch_bounds__(512, 2)"))
+      << "32 elements per thread: blocks of 512 at most, two resident (64 registers a thread)";
   EXPECT_TRUE(contains(softmax, "#pragma unroll 4\n")) << "the vector schedule keeps four loads in flight";
   EXPECT_TRUE(contains(softmax, "} else if (gbc_vec) {"));
   EXPECT_TRUE(contains(softmax, "for (int64_t r = threadIdx.x; r < fold_inner; r += blockDim.x) {"));
