@@ -75,7 +75,7 @@ Judgement judge_tensor(const at::Tensor& eager, const at::Tensor& compiled, cons
     v.oracle = oracle_name::kFp64;
     v.why = "rounding at a threshold: at the " + std::to_string(rounded) +
             " element(s) where eager and the compiled result differ, the compiled result is the float64 reference's "
-            "with the value under a threshold (an integer cast, floor, ceil, round, sign, a comparison with a number, "
+            "with the value under a threshold (an integer or half cast, floor, ceil, round, sign, a comparison, "
             "a remainder) moved within its float tolerance, or an argmax's near-tie broken to its first or last index";
     j.verdicts.push_back(std::move(v));
     return true;

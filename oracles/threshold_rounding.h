@@ -1,7 +1,7 @@
 // Results that rounding at a threshold decides. A float value within rounding of a threshold the
 // program puts on it (a whole number a cast to an integer truncates at, floor, ceil, round, sign, a
-// comparison's number, or the midpoint between two float16/bfloat16 values the program stores it
-// as) lands on either side in eager and in a compiled path: both are as right as float arithmetic
+// comparison's number or other side, or the midpoint between two float16/bfloat16 values the
+// program stores or casts it as) lands on either side in eager and in a compiled path: both are as right as float arithmetic
 // allows, and the float64 reference's exact value may side with either, or with neither. The
 // reference is run twice more with every such value moved down and up by its tolerance
 // (compiler/passes/upcast_fp64.h, threshold_nudge): a compiled element that differs from eager's

@@ -46,8 +46,10 @@ class Upcaster {
       if (n.op == OpId::LayerNorm) expand_layer_norm(n, out);
       if (n.op == OpId::Var) center_var_input(n, out);
       if (n.op == OpId::Log1p) guard_log1p(n, out);
+      // A half cast's input moves before the cast rounds it (its midpoints are the threshold).
+      if (options_.threshold_nudge != 0 && half) nudge_threshold_input(n, out);
       if (half) keep_half_rounding(n, *half, out);
-      if (options_.threshold_nudge != 0) nudge_threshold_input(n, out);
+      if (options_.threshold_nudge != 0 && !half) nudge_threshold_input(n, out);
       if (options_.threshold_nudge != 0 && near_tie_argmax(original_, n)) break_near_tie(n, out);
       out.push_back(std::move(n));
     }
@@ -94,15 +96,16 @@ class Upcaster {
     out.push_back(std::move(rounded));
   }
 
-  // A threshold the program puts on a float value: a cast to an integer dtype (truncation),
-  // floor, ceil, round and sign, or a comparison of a tensor with a number. A value within
+  // A threshold the program puts on a float value: a cast to an integer dtype (truncation) or of
+  // a float32/float64 value to float16/bfloat16 (rounding at midpoints), floor, ceil, round and
+  // sign, or a comparison of a tensor with a number. A value within
   // rounding of the threshold (or, for a float16/bfloat16 value, of a midpoint between two of its
   // values that rounds onto it) lands on either side in eager and in the compiled path. For the
   // results that rounding reaches (upcast_fp64.h), the thresholded value moves by its tolerance in
   // the direction of threshold_nudge (or by its slack input, where larger), and a float16/bfloat16
   // value is rounded to its dtype again, as the program stores it. An equality is put on its number
-  // instead (below). A comparison of two tensors is left alone, unless one is a graph input the
-  // other is not computed from: moving one side would break identities such as le(x, x).
+  // instead (below). A comparison of two computed tensors moves one side by both sides' relative
+  // tolerance and keeps exact ties, so identities such as le(x, x) hold in every reference.
   void nudge_threshold_input(Node& n, std::vector<Node>& out) {
     // Judged on the loaded graph's types: the thresholded value as the program computes it.
     const std::optional<size_t> arg = thresholded_float_arg(original_, n);
@@ -117,14 +120,41 @@ class Upcaster {
       return emit(out, op, std::move(args), std::move(attrs), n.loc, name + suffix);
     };
     const Arg x = n.args[*arg];
-    // x + sign * (rtol * |x| + atol), a float16/bfloat16 value rounded to its dtype again.
-    Arg step = add(OpId::Add, {add(OpId::Mul, {add(OpId::Abs, {x}, {}, "_abs"), Arg::number(Scalar::from_float(rtol))}, {}, "_rel"),
-                               Arg::number(Scalar::from_float(atol))}, {}, "_step");
+    const std::optional<size_t> partner_arg = threshold_partner_arg(original_, n);
+    Arg step;
+    if (partner_arg) {
+      // Two computed tensors: x moves by both sides' relative tolerance in their own dtypes (a
+      // float16 mean against a bfloat16 product: seed 8103343), with no absolute tolerance (values
+      // far below their tensors' magnitude keep their order) but eager's errors at both sides (the
+      // slacks, below), and exact ties stay ties.
+      auto relative = [&](const Arg& v, DType dtype, const std::string& suffix) {
+        return add(OpId::Mul, {add(OpId::Abs, {v}, {}, suffix + "_abs"), Arg::number(Scalar::from_float(tolerance_of(dtype).first))},
+                   {}, suffix + "_rel");
+      };
+      const Arg other = n.args[*partner_arg];
+      step = add(OpId::Add, {relative(x, was.dtype, ""), relative(other, original_.type(other.value).dtype, "_other")}, {}, "_step");
+    } else {
+      // x + sign * (rtol * |x| + atol), a float16/bfloat16 value rounded to its dtype again.
+      step = add(OpId::Add, {add(OpId::Mul, {add(OpId::Abs, {x}, {}, "_abs"), Arg::number(Scalar::from_float(rtol))}, {}, "_rel"),
+                             Arg::number(Scalar::from_float(atol))}, {}, "_step");
+    }
     if (options_.slack) {
-      const ValueId slack = g_.add_value(g_.fresh_name(name + "_slack"), ValueType::tensor(DType::Float64, {}), n.loc);
-      g_.inputs.push_back(GraphInput{slack, GraphInput::Role::Input});
-      options_.slack->push_back(input);
-      step = add(OpId::Maximum, {step, Arg::of(slack)}, {}, "_step_or_slack");
+      // A scalar input: eager's own error at `of` (upcast_fp64.h).
+      auto slack_of = [&](ValueId of, const std::string& suffix) {
+        const ValueId slack = g_.add_value(g_.fresh_name(name + suffix), ValueType::tensor(DType::Float64, {}), n.loc);
+        g_.inputs.push_back(GraphInput{slack, GraphInput::Role::Input});
+        options_.slack->push_back(of);
+        return Arg::of(slack);
+      };
+      if (partner_arg) {
+        // Both sides' errors add up: noise where a layer_norm's mean cancels to about 0 on both
+        // sides of the comparison (seed 8103343) is absolute, not relative.
+        const Arg both = add(OpId::Add, {slack_of(input, "_slack"), slack_of(n.args[*partner_arg].value, "_other_slack")},
+                             {}, "_slacks");
+        step = add(OpId::Add, {step, both}, {}, "_step_and_slacks");
+      } else {
+        step = add(OpId::Maximum, {step, slack_of(input, "_slack")}, {}, "_step_or_slack");
+      }
     }
     auto moved = [&](double sign, const std::string& suffix) {
       const Arg m = add(sign > 0 ? OpId::Add : OpId::Sub, {x, step}, {}, suffix);
@@ -141,6 +171,10 @@ class Upcaster {
                                                  add(OpId::Ge, {moved(+1.0, "_hi"), c}, {}, "_hi_ge")},
                               {}, "_reaches");
       n.args[*arg] = add(OpId::Where, {reaches, c, x}, {}, "");
+    } else if (partner_arg) {
+      const Arg other = n.args[*partner_arg];
+      n.args[*arg] = add(OpId::Where, {add(OpId::Eq, {x, other}, {}, "_tie"), x, moved(options_.threshold_nudge > 0 ? 1.0 : -1.0, "")},
+                         {}, "_or_tie");
     } else {
       n.args[*arg] = moved(options_.threshold_nudge > 0 ? 1.0 : -1.0, "");
     }
@@ -406,8 +440,16 @@ std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n) {
   };
   const ValueType& result = graph.type(n.output());
   switch (n.op) {
-    case OpId::To:
-      return result.is_tensor() && is_integral(result.dtype) && float_tensor(n.args[0]) ? std::optional<size_t>(0) : std::nullopt;
+    case OpId::To: {
+      // A cast to an integer truncates at whole numbers; a cast of a float32 or float64 value to
+      // float16 or bfloat16 rounds at the midpoints between two of its values (a batch_norm output
+      // 1e-7 apart in eager and gbc, on either side of one: seed 8201398).
+      if (!result.is_tensor() || !float_tensor(n.args[0])) return std::nullopt;
+      const DType from = graph.type(n.args[0].value).dtype;
+      const bool to_half = result.dtype == DType::Float16 || result.dtype == DType::BFloat16;
+      const bool from_wide = from == DType::Float32 || from == DType::Float64;
+      return is_integral(result.dtype) || (to_half && from_wide) ? std::optional<size_t>(0) : std::nullopt;
+    }
     case OpId::Floor:
     case OpId::Ceil:
     case OpId::Round:
@@ -421,19 +463,47 @@ std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n) {
     case OpId::Remainder:
       // A comparison of a computed float with a graph input it does not depend on (a model's
       // threshold passed as a tensor: seed 8103343) thresholds the computed side, as a number does.
-      if (n.op != OpId::Remainder && n.args.size() == 2 && float_tensor(n.args[0]) && float_tensor(n.args[1]))
+      if (n.op != OpId::Remainder && n.args.size() == 2 && float_tensor(n.args[0]) && float_tensor(n.args[1])) {
         for (size_t side = 0; side < 2; ++side) {
           const ValueId bound = n.args[1 - side].value, computed = n.args[side].value;
           if (graph.is_graph_input(bound) && !graph.is_graph_input(computed) && !depends_on(graph, computed, bound))
             return side;
         }
+        // Two other float tensors: both sides' rounding decides it (threshold_partner_arg).
+        return threshold_partner_arg(graph, n) ? std::optional<size_t>(0) : std::nullopt;
+      }
       // The one float tensor among the two operands (a comparison with a number, the remainder of
-      // an integer by a float); two float tensors are left alone (moving one would break le(x, x)).
+      // an integer by a float).
       if (n.args.size() != 2 || float_tensor(n.args[0]) == float_tensor(n.args[1])) return std::nullopt;
       if (n.op != OpId::Remainder && n.args[0].is_value() == n.args[1].is_value()) return std::nullopt;
       return float_tensor(n.args[0]) ? 0 : 1;
     default: return std::nullopt;
   }
+}
+
+std::optional<size_t> threshold_partner_arg(const Graph& graph, const Node& n) {
+  switch (n.op) {
+    case OpId::Lt:
+    case OpId::Le:
+    case OpId::Gt:
+    case OpId::Ge:
+    case OpId::Eq:
+    case OpId::Ne: break;
+    default: return std::nullopt;
+  }
+  if (n.args.size() != 2 || !n.args[0].is_value() || !n.args[1].is_value() || n.args[0].value == n.args[1].value)
+    return std::nullopt;  // le(x, x) is exact
+  for (const Arg& a : n.args) {
+    if (static_cast<size_t>(a.value) >= graph.values.size() || !graph.type(a.value).is_tensor() ||
+        !is_floating(graph.type(a.value).dtype))
+      return std::nullopt;
+  }
+  for (size_t side = 0; side < 2; ++side) {
+    const ValueId bound = n.args[1 - side].value, computed = n.args[side].value;
+    if (graph.is_graph_input(bound) && !graph.is_graph_input(computed) && !depends_on(graph, computed, bound))
+      return std::nullopt;  // a threshold passed as an input: thresholded_float_arg's own case
+  }
+  return 1;
 }
 
 bool near_tie_argmax(const Graph& graph, const Node& n) {

@@ -21,8 +21,10 @@ namespace gbc {
 /// makes a var of equal values exactly 0. The graph's value ids are kept; added values come after them.
 ///
 /// With threshold_nudge -1 or +1, the float value under every threshold the program puts on one
-/// (a cast to an integer dtype, floor, ceil, round, sign, a comparison of a tensor with a number or
-/// with a graph input it is not computed from, a remainder with one float tensor)
+/// (a cast to an integer dtype, a cast of a float32/float64 value to float16/bfloat16, which rounds
+/// at the midpoints between two of its values, floor, ceil, round, sign, a comparison of a tensor with a number or
+/// with a graph input it is not computed from, a remainder with one float tensor; a comparison of
+/// two other float tensors as threshold_partner_arg says)
 /// moves down or up by its tolerance (rtol * |x| + atol, float32's for float32, float16 and
 /// bfloat16 values, which are computed in float32, float64's for float64 ones; a float16/bfloat16
 /// value is then rounded to its dtype again): the two graphs bound what rounding of that value can
@@ -37,7 +39,8 @@ namespace gbc {
 /// eager or in the compiled path may pick either.
 ///
 /// With `slack` given (a nudged graph), every thresholded value also gets a float64 scalar graph
-/// input after the graph's own, its slack: the value moves by max(its tolerance, slack). The caller
+/// input after the graph's own, its slack: the value moves by max(its tolerance, slack) (two
+/// computed tensors compared: by both relative tolerances plus both slacks). The caller
 /// passes eager's own error there (its distance from the reference), so that rounding noise eager
 /// carries into a threshold, which can far exceed a tolerance (bfloat16 values summing to an exact
 /// 0), bounds what the compiled path may decide there too. `slack` receives the thresholded
@@ -51,10 +54,17 @@ struct UpcastOptions {
 Graph upcast_fp64(const Graph& graph, const UpcastOptions& options = {});
 
 /// The argument of n that holds a float value under a threshold, as threshold_nudge moves it (the
-/// input of an integer cast, floor, ceil, round or sign; the tensor of a comparison with a number,
-/// or the computed side of a comparison with a graph input it is not computed from;
-/// the one float tensor of a remainder), judged on `graph`'s types; nullopt for every other node.
+/// input of an integer cast, of a float32/float64 value's cast to float16/bfloat16, floor, ceil, round or sign; the tensor of a comparison with a number,
+/// or the computed side of a comparison with a graph input it is not computed from, or operand 0 of
+/// a comparison of two other float tensors; the one float tensor of a remainder), judged on
+/// `graph`'s types; nullopt for every other node.
 std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n);
+/// For a comparison of two different float tensors that are not a computed value and a graph
+/// input it is not computed from (thresholded_float_arg's case), the operand the thresholded one
+/// (operand 0) is compared with: rounding on both sides decides it, so the nudged graphs move
+/// operand 0 by both operands' relative tolerance in their own dtypes plus both operands' slacks
+/// (no absolute tolerance) where the two differ, and keep exact ties. nullopt otherwise.
+std::optional<size_t> threshold_partner_arg(const Graph& graph, const Node& n);
 /// n is an argmax of a float tensor (judged on `graph`'s types), whose near-ties threshold_nudge breaks.
 bool near_tie_argmax(const Graph& graph, const Node& n);
 

@@ -68,6 +68,7 @@ JudgePlan make_judge_plan(const Model& model) {
     p.has_rounding_threshold = p.has_rounding_threshold || thresholded.has_value() || near_tie_argmax(g, n);
     // Eager's own error at a thresholded value bounds what rounding may decide there (case_run.h).
     if (thresholded && n.args[*thresholded].is_value()) p.capture.insert(n.args[*thresholded].value);
+    if (const std::optional<size_t> partner = threshold_partner_arg(g, n)) p.capture.insert(n.args[*partner].value);
   });
 
   for (ValueId o : g.outputs) {

@@ -1016,7 +1016,13 @@ TEST(CpuCodegenVectorization, MaskedLaneLoopsUseTheWidestVectors) {
     // Two stages in the plain and the row-cached function, and the sum's exp computed in a loop
     // of its own in both (into the row cache, or a block of lanes) before it is folded.
     ASSERT_EQ(masked.size(), 6u) << "two stages, each in the plain and the row-cached function, and the sum's fills";
-    for (int bytes : masked) EXPECT_EQ(bytes, widest) << (number_fill ? "number fill" : "tensor fill");
+    // GBC_LANES_WIDE's 32 lanes of bytes are one 32-byte vector: the widest with AVX2; with
+    // AVX-512 (64-byte float vectors in the plain softmax) GCC sizes the loops that load the mask
+    // at 32 bytes, and more lanes would change the fold order between machines (kernel_support.h).
+    for (int bytes : masked) {
+      EXPECT_GE(bytes, std::min(widest, 32)) << (number_fill ? "number fill" : "tensor fill");
+      EXPECT_LE(bytes, widest) << (number_fill ? "number fill" : "tensor fill");
+    }
   }
 }
 

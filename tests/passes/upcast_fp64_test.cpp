@@ -164,6 +164,80 @@ outputs: [l, c]
   EXPECT_EQ(out[1][0].item<double>(), 0.0999755859375) << "0.1 in float16";
 }
 
+// Two computed tensors (the original of seed 8103343: ge(mean(float16(v4)), v4 * v4), a float16
+// against a bfloat16 value): the nudged references move one side by both sides' relative
+// tolerance, so values within rounding of each other compare either way; values further apart,
+// exact ties, and a value compared with itself compare as in the plain reference.
+TEST(UpcastFp64, ThresholdNudgeMovesOneOfTwoComputedTensorsByBothTolerances) {
+  Graph g = graph_of(R"(inputs:
+  x: {shape: [3]}
+graph:
+  - {id: u, op: mul, args: [x, 1.0000001]}
+  - {id: v, op: mul, args: [x, 1.0]}
+  - {id: w, op: mul, args: [x, 1.001]}
+  - {id: a, op: ge, args: [u, v]}
+  - {id: b, op: ge, args: [w, v]}
+  - {id: c, op: le, args: [u, u]}
+  - {id: d, op: eq, args: [u, v]}
+outputs: [a, b, c, d]
+)");
+  EXPECT_EQ(threshold_partner_arg(g, g.body.nodes[3]), std::optional<size_t>(1));
+  EXPECT_EQ(thresholded_float_arg(g, g.body.nodes[5]), std::nullopt) << "le(u, u) is exact";
+  const UpcastOptions down{-1, 1.3e-6, 1e-5, 1e-7, 1e-7}, up{+1, 1.3e-6, 1e-5, 1e-7, 1e-7};
+  const std::vector<at::Tensor> in = {at::tensor({1.0, -2.0, 0.0}, at::kDouble)};
+  auto bools = [](std::initializer_list<int> v) { return at::tensor(std::vector<int>(v), at::kInt).to(at::kBool); };
+  const std::vector<at::Tensor> exact = run_eager(upcast_fp64(g), in);
+  const std::vector<at::Tensor> lo = run_eager(upcast_fp64(g, down), in);
+  const std::vector<at::Tensor> hi = run_eager(upcast_fp64(g, up), in);
+  EXPECT_TRUE(at::equal(exact[0], bools({1, 0, 1}))) << exact[0];
+  EXPECT_TRUE(at::equal(lo[0], bools({0, 0, 1}))) << "within rounding, and the tie at 0 kept: " << lo[0];
+  EXPECT_TRUE(at::equal(hi[0], bools({1, 1, 1}))) << hi[0];
+  for (const auto* r : {&exact, &lo, &hi}) {
+    EXPECT_TRUE(at::equal((*r)[1], bools({1, 0, 1}))) << "0.1% apart: " << (*r)[1];
+    EXPECT_TRUE(at::equal((*r)[2], bools({1, 1, 1}))) << (*r)[2];
+  }
+  EXPECT_TRUE(at::equal(exact[3], bools({0, 0, 1}))) << exact[3];
+  EXPECT_TRUE(at::equal(lo[3], bools({1, 1, 1}))) << "the down reference puts u on v where rounding reaches it: " << lo[3];
+  EXPECT_TRUE(at::equal(hi[3], bools({0, 0, 1}))) << "the tie stays a tie: " << hi[3];
+  // With slacks, each of the two comparisons of partners asks for eager's error at both sides.
+  std::vector<ValueId> slack_of;
+  UpcastOptions with_slack = down;
+  with_slack.slack = &slack_of;
+  const Graph nudged = upcast_fp64(g, with_slack);
+  const ValueId u = g.body.nodes[0].output(), v = g.body.nodes[1].output(), w = g.body.nodes[2].output();
+  EXPECT_EQ(slack_of, (std::vector<ValueId>{u, v, w, v, u, v})) << "ge(u, v), ge(w, v), eq(u, v)";
+  EXPECT_EQ(nudged.inputs.size(), g.inputs.size() + slack_of.size());
+}
+
+// A float32 value within rounding of the midpoint between two float16 values rounds to either in
+// eager and in the compiled path (seed 8201398: a batch_norm output 1e-7 apart, cast to float16
+// and multiplied): the nudged references move the cast's input before it rounds, so they hold both
+// roundings; values away from a midpoint round as in the plain reference.
+TEST(UpcastFp64, ThresholdNudgeBracketsAHalfCastsMidpoint) {
+  Graph g = graph_of(R"(inputs:
+  x: {shape: [3]}
+  h: {shape: [3], dtype: float16}
+graph:
+  - {id: a, op: to, args: [x], dtype: float16}
+  - {id: y, op: mul, args: [a, x]}
+  - {id: b, op: to, args: [h], dtype: bfloat16}
+  - {id: w, op: to, args: [x], dtype: float64}
+outputs: [y, b, w]
+)");
+  EXPECT_EQ(thresholded_float_arg(g, g.body.nodes[0]), std::optional<size_t>(0));
+  EXPECT_EQ(thresholded_float_arg(g, g.body.nodes[2]), std::nullopt) << "float16 to bfloat16 is no float32 midpoint";
+  EXPECT_EQ(thresholded_float_arg(g, g.body.nodes[3]), std::nullopt) << "a widening cast rounds nothing";
+  const UpcastOptions down{-1, 1.3e-6, 1e-5, 1e-7, 1e-7}, up{+1, 1.3e-6, 1e-5, 1e-7, 1e-7};
+  const double midpoint = 1.00048828125;  // between float16's 1 and 1.0009765625
+  const std::vector<at::Tensor> in = {at::tensor({midpoint + 1e-7, 1.25, -midpoint + 2e-7}, at::kDouble),
+                                      at::tensor({0.5, 1.0, 2.0}, at::kDouble)};
+  auto halves = [&](const UpcastOptions& o) { return (run_eager(upcast_fp64(g, o), in)[0] / in[0]).to(at::kFloat); };
+  const at::Tensor exact = (run_eager(upcast_fp64(g), in)[0] / in[0]).to(at::kFloat);
+  EXPECT_TRUE(at::equal(exact, at::tensor({1.0009765625f, 1.25f, -1.0f}))) << exact;
+  EXPECT_TRUE(at::equal(halves(down), at::tensor({1.0f, 1.25f, -1.0009765625f}))) << halves(down);
+  EXPECT_TRUE(at::equal(halves(up), at::tensor({1.0009765625f, 1.25f, -1.0f}))) << halves(up);
+}
+
 // Found by the fuzzer (`gbc divergence tolerance [lt]`, seed 5800350): lt(false, var(x)) of nine
 // equal values. gbc's var is exactly 0; eager's float32 var and ATen's float64 var both left a
 // residue, so the reference could not tell eager's rounding from a wrong kernel. The reference's
@@ -350,7 +424,7 @@ outputs: [a]
 
 // A comparison with a graph input the other side does not depend on (a threshold passed as a
 // tensor: seed 8103343, ge(mean(float16(...)), t) with t = 6.1e-05) thresholds the computed side;
-// a comparison with a value it is computed from stays judged as it is (ge(2x, x)).
+// a comparison with a value it is computed from is one of two partners (below).
 TEST(UpcastFp64, ThresholdNudgeMovesAComputedValueComparedWithAnIndependentInput) {
   Graph g = graph_of(R"(inputs:
   f: {shape: [3]}
@@ -363,7 +437,9 @@ graph:
 outputs: [a, b, c]
 )");
   EXPECT_EQ(thresholded_float_arg(g, g.body.nodes[1]), std::optional<size_t>(0));
-  EXPECT_EQ(thresholded_float_arg(g, g.body.nodes[2]), std::nullopt);
+  EXPECT_EQ(thresholded_float_arg(g, g.body.nodes[2]), std::optional<size_t>(0)) << "two other tensors: partners";
+  EXPECT_EQ(threshold_partner_arg(g, g.body.nodes[2]), std::optional<size_t>(1));
+  EXPECT_EQ(threshold_partner_arg(g, g.body.nodes[1]), std::nullopt) << "an independent input is no partner";
   EXPECT_EQ(thresholded_float_arg(g, g.body.nodes[3]), std::optional<size_t>(1));
   const UpcastOptions up{+1, 1.3e-6, 1e-5, 1e-7, 1e-7};
   const std::vector<at::Tensor> in = {at::tensor({1.4999999, 1.0, 2.0}, at::kDouble), at::tensor({3.0}, at::kDouble)};
