@@ -9,6 +9,7 @@
 #include "compiler/ir/infer.h"
 #include "compiler/ir/op_schema.h"
 #include "compiler/ir/printer.h"
+#include "compiler/passes/effects.h"
 #include "compiler/passes/graph_rewrite.h"
 
 namespace gbc {
@@ -51,6 +52,7 @@ class Upcaster {
       if (half) keep_half_rounding(n, *half, out);
       if (options_.threshold_nudge != 0 && !half) nudge_threshold_input(n, out);
       if (options_.threshold_nudge != 0 && near_tie_argmax(original_, n)) break_near_tie(n, out);
+      if (const std::optional<DType> stored = half_result(n)) round_half_result(n, *stored, out);
       out.push_back(std::move(n));
     }
     block.nodes = std::move(out);
@@ -93,6 +95,41 @@ class Upcaster {
     n.args = {Arg::of(rounded.output())};
     n.attrs = {{"dtype", DType::Float64}};
     infer(n);
+    out.push_back(std::move(rounded));
+  }
+
+  // The float16/bfloat16 dtype an op (not a cast or a full: keep_half_rounding) stores its new
+  // tensor in, if any. Views, in-place ops and ops with effects keep their aliasing instead.
+  std::optional<DType> half_result(const Node& n) const {
+    if (n.op == OpId::To || n.op == OpId::Full || n.op == OpId::Dropout || n.outputs.size() != 1 || !n.blocks.empty())
+      return std::nullopt;
+    const ValueId o = n.output();
+    if (static_cast<size_t>(o) >= original_.values.size() || !original_.type(o).is_tensor()) return std::nullopt;
+    const DType dtype = original_.type(o).dtype;
+    if (dtype != DType::Float16 && dtype != DType::BFloat16) return std::nullopt;
+    if (g_.type(o).dtype != DType::Float64 || has_side_effect(n) || !mutated_args(n).empty()) return std::nullopt;
+    const OpSchema* schema = find_op_schema(n.op);
+    if (schema && schema->cls == OpClass::View) return std::nullopt;
+    return dtype;
+  }
+
+  // Every ATen op writes its float16/bfloat16 result rounded to that dtype, and eager and gbc both
+  // read it so (gbc's kernels round a fused member's half value as it is used: lower.cpp), so the
+  // reference rounds it too: log_softmax of three bfloat16 zeros is -1.1015625, not -log(3), and a
+  // logsumexp of it is -0.0029, not 0 (gbc's -0.0029 was blamed against eager's lucky 0, whose
+  // own roundings cancelled: seed 8301040). n keeps its value id, now the rounded value widened.
+  void round_half_result(Node& n, DType half, std::vector<Node>& out) {
+    const std::string name = g_.name_of(n.output());
+    Node exact = n;
+    exact.outputs = {g_.add_value(g_.fresh_name(name + ".exact"), ValueType{}, n.loc)};
+    infer(exact);
+    Node rounded = make_node(g_, OpId::To, {Arg::of(exact.output())}, {{"dtype", half}}, n.loc,
+                             name + "." + std::string(dtype_name(half)));
+    n.op = OpId::To;
+    n.args = {Arg::of(rounded.output())};
+    n.attrs = {{"dtype", DType::Float64}};
+    infer(n);
+    out.push_back(std::move(exact));
     out.push_back(std::move(rounded));
   }
 
@@ -162,10 +199,14 @@ class Upcaster {
       return add(OpId::To, {add(OpId::To, {m}, {{"dtype", was.dtype}}, suffix + "_rounded")}, {{"dtype", DType::Float64}},
                  suffix + "_widened");
     };
-    if ((n.op == OpId::Eq || n.op == OpId::Ne) && options_.threshold_nudge < 0) {
+    if ((n.op == OpId::Eq || n.op == OpId::Ne) && (options_.threshold_nudge < 0 || partner_arg)) {
       // Equality with a number: moving x never lands on it, so the down graph puts x on the
       // number where rounding within the tolerance reaches it (a bfloat16 silu that rounds onto
-      // 0.25 in gbc and next to it in eager: seed 8003809); the up graph moves x off it.
+      // 0.25 in gbc and next to it in eager: seed 8003809); the up graph moves x off it. Between
+      // two computed tensors both graphs put x on the other where rounding reaches it: each
+      // graph's other thresholds moved its way may be what makes them meet (eq(floor(v), v) of a
+      // bfloat16 v just below a whole number in eager and on it in gbc: seed 8301241), and exact
+      // ties stay ties, so moving off adds nothing.
       const Arg c = n.args[1 - *arg];
       const Arg reaches = add(OpId::LogicalAnd, {add(OpId::Le, {moved(-1.0, "_lo"), c}, {}, "_lo_le"),
                                                  add(OpId::Ge, {moved(+1.0, "_hi"), c}, {}, "_hi_ge")},

@@ -12,7 +12,9 @@ namespace gbc {
 
 /// Every floating dtype becomes float64: graph inputs and params, `to` targets, `full` dtypes
 /// (a float `full` without a dtype gets dtype float64); types are re-inferred. A `to` or `full` of
-/// float16 or bfloat16 still rounds to it (the program's own rounding), then widens to float64. Integer and bool
+/// float16 or bfloat16 still rounds to it (the program's own rounding), then widens to float64, and
+/// so does every other op's float16/bfloat16 result (ATen stores it rounded), but a view's or an
+/// in-place op's. Integer and bool
 /// values stay as they are, except where an op turns them into floats (exp of an int tensor,
 /// int / int, int tensor * 2.5): ATen would give float32 there, so their integer operands are
 /// cast to float64 first and the result is float64 too. A layer_norm is the exact formula in two

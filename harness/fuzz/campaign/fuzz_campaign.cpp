@@ -183,9 +183,9 @@ void redo_pending_reductions(FuzzStore& store, const FuzzOptions& o, const RunIn
 // when the prefetch cannot help their checks (the run's backends, device and cache decide).
 std::map<int64_t, Model> prefetch_batch(const FuzzOptions& o, const GeneratorConfig& config, const std::set<int64_t>& done,
                                         int job, int64_t n, bool& enabled) {
-  std::map<int64_t, Model> batch;
+  std::vector<int64_t> positions;
   std::vector<Model> models;
-  for (int64_t m = n; static_cast<int>(batch.size()) < o.kernel_batch; ++m) {
+  for (int64_t m = n; static_cast<int>(models.size()) < o.kernel_batch; ++m) {
     const int64_t k = o.shard.position(job, o.jobs, m);
     if (o.cases && k >= *o.cases) break;
     if (done.count(k)) continue;
@@ -194,13 +194,15 @@ std::map<int64_t, Model> prefetch_batch(const FuzzOptions& o, const GeneratorCon
       enabled = false;
       return {};
     }
-    models.push_back(model);
-    batch.emplace(k, std::move(model));
+    positions.push_back(k);
+    models.push_back(std::move(model));
   }
   const KernelPrefetch p = prefetch_kernels(models, o.check);
   if (trace::enabled())
     trace::emit("kernel_prefetch", {{"graphs", p.graphs}, {"kernels", p.kernels}, {"cached", p.kernels_cached},
                                     {"built", p.kernels_built}, {"ms", p.ms}, {"error", p.error}});
+  std::map<int64_t, Model> batch;
+  for (size_t i = 0; i < positions.size(); ++i) batch.emplace(positions[i], std::move(models[i]));
   return batch;
 }
 
