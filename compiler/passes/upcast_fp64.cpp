@@ -513,10 +513,10 @@ std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n) {
         // Two other float tensors: both sides' rounding decides it (threshold_partner_arg).
         return threshold_partner_arg(graph, n) ? std::optional<size_t>(0) : std::nullopt;
       }
-      // The one float tensor among the two operands (a comparison with a number, the remainder of
-      // an integer by a float).
+      // The one float tensor among the two operands (a comparison with a number or with an
+      // integer tensor, whose values are exact: gt(mean(layer_norm(x)), i) with i an int64 0, seed
+      // 8401002; the remainder of an integer by a float).
       if (n.args.size() != 2 || float_tensor(n.args[0]) == float_tensor(n.args[1])) return std::nullopt;
-      if (n.op != OpId::Remainder && n.args[0].is_value() == n.args[1].is_value()) return std::nullopt;
       return float_tensor(n.args[0]) ? 0 : 1;
     default: return std::nullopt;
   }

@@ -140,27 +140,62 @@ std::vector<OutputCheck> PathResult::failing_checks() const {
   return out;
 }
 
+int64_t matching_dtype_variant(const std::vector<const Graph*>& variants, const std::vector<at::Tensor>& tensors) {
+  for (size_t k = 0; k < variants.size(); ++k) {
+    const Graph& g = *variants[k];
+    bool matches = true;
+    for (size_t i = 0; matches && i < g.inputs.size() && i < tensors.size(); ++i) {
+      const ValueType& t = g.type(g.inputs[i].value);
+      matches = !t.is_tensor() || !tensors[i].defined() || tensors[i].scalar_type() == to_aten(t.dtype);
+    }
+    if (matches) return static_cast<int64_t>(k);
+  }
+  return 0;
+}
+
 CaseRunner::CaseRunner(const Model& model, const JudgePlan& plan, c10::Device device, Reference reference)
     : model_(model), plan_(plan), device_(device), reference_(std::move(reference)) {}
+
+const Graph& CaseRunner::variant_graph(int64_t k) {
+  if (k == 0) return model_.graph;
+  auto it = variant_graphs_.find(k);
+  if (it == variant_graphs_.end()) {
+    Graph retyped;
+    Diagnostics diags;
+    if (!model_.graph_for_variant(k, retyped, diags)) return model_.graph;
+    it = variant_graphs_.emplace(k, std::move(retyped)).first;
+  }
+  return it->second;
+}
+
+int64_t CaseRunner::variant_of(const TestCase& tc) {
+  std::vector<const Graph*> variants;
+  for (int64_t k = 0; k < model_.dtype_variants(); ++k) variants.push_back(&variant_graph(k));
+  return matching_dtype_variant(variants, tc.tensors);
+}
 
 std::vector<at::Tensor> CaseRunner::run_fp64(const TestCase& tc, std::string& failure,
                                              std::vector<at::Tensor>& inputs_after,
                                              std::map<ValueId, at::Tensor>& captured) {
-  if (!fp64_graph_) fp64_graph_ = upcast_fp64(model_.graph);
-  return run_fp64_graph(*fp64_graph_, tc, failure, inputs_after, captured);
+  const int64_t variant = variant_of(tc);
+  std::optional<Graph>& graph = fp64_[variant].plain;
+  if (!graph) graph = upcast_fp64(variant_graph(variant));
+  return run_fp64_graph(*graph, tc, failure, inputs_after, captured);
 }
 
 std::vector<at::Tensor> CaseRunner::run_fp64_nudged(const TestCase& tc, int direction,
                                                      const std::map<ValueId, at::Tensor>& eager,
                                                      const std::map<ValueId, at::Tensor>& reference) {
   const int side = direction > 0 ? 1 : 0;
-  std::optional<Graph>& graph = fp64_nudged_graphs_[side];
-  std::vector<ValueId>& slack_of = fp64_nudged_slack_[side];
+  const int64_t variant = variant_of(tc);
+  Fp64Graphs& graphs = fp64_[variant];
+  std::optional<Graph>& graph = graphs.nudged[side];
+  std::vector<ValueId>& slack_of = graphs.nudged_slack[side];
   if (!graph) {
     const CheckConfig& c = model_.check;
     const Tolerance f32 = c.dtype_tolerance(DType::Float32), f64 = c.dtype_tolerance(DType::Float64),
                     f16 = c.dtype_tolerance(DType::Float16), bf16 = c.dtype_tolerance(DType::BFloat16);
-    graph = upcast_fp64(model_.graph, {direction, f32.rtol, f32.atol, f64.rtol, f64.atol, f16.rtol, f16.atol, bf16.rtol,
+    graph = upcast_fp64(variant_graph(variant), {direction, f32.rtol, f32.atol, f64.rtol, f64.atol, f16.rtol, f16.atol, bf16.rtol,
                                        bf16.atol, &slack_of});
   }
   // Each thresholded value's slack: eager's largest finite distance from the reference there (0

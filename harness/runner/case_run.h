@@ -59,6 +59,10 @@ struct Reference {
   std::string name = "eager";
 };
 
+/// The first of a model's dtype variants (its graph in each, the graph as loaded first) whose
+/// graph inputs have the dtypes of `tensors` (graph.inputs order); 0 when none has.
+int64_t matching_dtype_variant(const std::vector<const Graph*>& variants, const std::vector<at::Tensor>& tensors);
+
 class CaseRunner {
  public:
   CaseRunner(const Model& model, const JudgePlan& plan, c10::Device device, Reference reference = {});
@@ -90,13 +94,26 @@ class CaseRunner {
   void capture(const Graph& graph, const std::vector<at::Tensor>& in, EagerOptions& eo,
                std::map<ValueId, at::Tensor>& captured) const;
 
+  /// The dtype variant of the model's `dtypes:` lists that tc's inputs match (0, the graph as
+  /// loaded, when none does): the float64 reference rounds where that variant stores half floats,
+  /// not where another does.
+  int64_t variant_of(const TestCase& tc);
+  /// The model's graph in dtype variant k (variant_of's answer).
+  const Graph& variant_graph(int64_t k);
+
+  // The float64 references of one dtype variant, made on first need.
+  struct Fp64Graphs {
+    std::optional<Graph> plain;
+    std::optional<Graph> nudged[2];     // thresholded values moved down, up
+    std::vector<ValueId> nudged_slack[2];  // the thresholded values whose slack inputs they take, in order
+  };
+
   const Model& model_;
   const JudgePlan& plan_;
   c10::Device device_;
   Reference reference_;
-  std::optional<Graph> fp64_graph_;  // made on first need
-  std::optional<Graph> fp64_nudged_graphs_[2];  // thresholded values moved down, up (made on first need)
-  std::vector<ValueId> fp64_nudged_slack_[2];   // the thresholded values whose slack inputs they take, in order
+  std::map<int64_t, Graph> variant_graphs_;  // dtype variants 1.. of the model's graph
+  std::map<int64_t, Fp64Graphs> fp64_;       // by dtype variant
 };
 
 /// One run's results and its graph inputs as the run left them (graph.inputs order).

@@ -352,8 +352,9 @@ outputs: [a, b, c, d, fl, gz, le]
   EXPECT_TRUE(at::equal(lo[5], at::zeros({3}, at::kBool))) << lo[5];
   EXPECT_TRUE(at::equal(hi[5], at::ones({3}, at::kBool))) << hi[5];
   for (const auto* out : {&exact, &lo, &hi}) EXPECT_TRUE(at::equal((*out)[6], at::ones({3}, at::kBool))) << "le(f, f)";
-  // Which operand is thresholded: the float tensor of a remainder with an integer, nothing for
-  // two float tensors or two integers.
+  // Which operand is thresholded: the float tensor of a remainder with an integer or of a
+  // comparison with an integer tensor (its values are exact: seed 8401002), nothing for a
+  // remainder of two float tensors or two integers.
   Graph r = graph_of(R"(inputs:
   f: {shape: [3]}
   i: {shape: [3], dtype: int32}
@@ -365,7 +366,8 @@ graph:
 outputs: [a, b, c, d]
 )");
   EXPECT_EQ(thresholded_float_arg(r, r.body.nodes[0]), std::optional<size_t>(1));
-  for (size_t k = 1; k < 4; ++k) EXPECT_EQ(thresholded_float_arg(r, r.body.nodes[k]), std::nullopt) << k;
+  for (size_t k = 1; k < 3; ++k) EXPECT_EQ(thresholded_float_arg(r, r.body.nodes[k]), std::nullopt) << k;
+  EXPECT_EQ(thresholded_float_arg(r, r.body.nodes[3]), std::optional<size_t>(0));
   // Without a nudge the graph is the plain reference: no added nodes.
   EXPECT_EQ(ir(upcast_fp64(g, {})), ir(upcast_fp64(g)));
 }

@@ -18,6 +18,7 @@
 #include "compiler/aten/eager_executor.h"
 #include "harness/model/model_loader.h"
 #include "harness/runner/case_run.h"
+#include "harness/runner/case_run.h"
 #include "harness/runner/judge_plan.h"
 #include "harness/report/drift_plot.h"
 #include "harness/report/json_report.h"
@@ -246,6 +247,30 @@ check:
 )",
                             "variant_alias.yaml");
   EXPECT_TRUE(run_check(m, options_for(m, nullptr)).pass());
+}
+
+// The float64 reference is made from the model's graph in the dtype variant a case's inputs have:
+// the bfloat16 variant's graph rounds a layer_norm to bfloat16, which a float32 case never did
+// (seed 8401002: gt(mean(layer_norm(x)), i) failed on a float32 case of a bfloat16 model).
+TEST(RunnerTest, TheReferenceIsTypedAsTheCasesDtypeVariant) {
+  Model m = load_model_text(R"(format: gbcheck/v1
+name: variants
+inputs:
+  x: {shape: [3, 3], dtype: bfloat16, dtypes: [bfloat16, float32]}
+  i: {shape: [1, 1], dtype: int64}
+graph:
+  - {id: n, op: layer_norm, args: [x], normalized_shape: [3]}
+outputs: [n]
+)",
+                            "variants.yaml");
+  Graph f32;
+  Diagnostics diags;
+  ASSERT_TRUE(m.graph_for_variant(1, f32, diags)) << diags.str();
+  const std::vector<const Graph*> variants = {&m.graph, &f32};
+  const at::Tensor i = at::zeros({1, 1}, at::kLong);
+  EXPECT_EQ(matching_dtype_variant(variants, {at::zeros({3, 3}, at::kBFloat16), i}), 0);
+  EXPECT_EQ(matching_dtype_variant(variants, {at::zeros({3, 3}, at::kFloat), i}), 1);
+  EXPECT_EQ(matching_dtype_variant(variants, {at::zeros({3, 3}, at::kDouble), i}), 0) << "none matches: as loaded";
 }
 
 TEST(RunnerTest, DropoutWithAnotherMaskPassesAWrongScaleFails) {
