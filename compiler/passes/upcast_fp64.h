@@ -24,8 +24,8 @@ namespace gbc {
 ///
 /// With threshold_nudge -1 or +1, the float value under every threshold the program puts on one
 /// (a cast to an integer dtype, a cast of a float32/float64 value to float16/bfloat16, which rounds
-/// at the midpoints between two of its values, floor, ceil, round, sign, a comparison of a tensor with a number or
-/// with a graph input it is not computed from, a remainder with one float tensor; a comparison of
+/// at the midpoints between two of its values, floor, ceil, round, sign, a comparison of a tensor with a number,
+/// an integer tensor or a graph input it is not computed from, a remainder with one float tensor; a comparison of
 /// two other float tensors as threshold_partner_arg says)
 /// moves down or up by its tolerance (rtol * |x| + atol, float32's for float32, float16 and
 /// bfloat16 values, which are computed in float32, float64's for float64 ones; a float16/bfloat16
@@ -56,7 +56,7 @@ struct UpcastOptions {
 Graph upcast_fp64(const Graph& graph, const UpcastOptions& options = {});
 
 /// The argument of n that holds a float value under a threshold, as threshold_nudge moves it (the
-/// input of an integer cast, of a float32/float64 value's cast to float16/bfloat16, floor, ceil, round or sign; the tensor of a comparison with a number,
+/// input of an integer cast, of a float32/float64 value's cast to float16/bfloat16, floor, ceil, round or sign; the tensor of a comparison with a number or an integer tensor,
 /// or the computed side of a comparison with a graph input it is not computed from, or operand 0 of
 /// a comparison of two other float tensors; the one float tensor of a remainder), judged on
 /// `graph`'s types; nullopt for every other node.
