@@ -273,6 +273,34 @@ outputs: [n]
   EXPECT_EQ(matching_dtype_variant(variants, {at::zeros({3, 3}, at::kDouble), i}), 0) << "none matches: as loaded";
 }
 
+// A float output is judged with the tolerance of the least precise float its computation stores
+// (seed 8802227: a float64 baddbmm of a float32 silu's value, 1 float32 ulp apart in gbc and
+// eager, against float64's atol 1e-7); graph inputs are data and loosen nothing.
+TEST(RunnerTest, AnOutputIsAsPreciseAsTheFloatsItIsComputedThrough) {
+  Model m = load_model_text(R"(format: gbcheck/v1
+name: provenance
+inputs:
+  x: {shape: [3], dtype: float32, dtypes: [float32, float64]}
+  d: {shape: [3], dtype: float64}
+graph:
+  - {id: s, op: silu, args: [x]}
+  - {id: w, op: to, args: [s], dtype: float64}
+  - {id: y, op: mul, args: [w, d]}
+  - {id: z, op: mul, args: [d, 2.0]}
+  - {id: c, op: mul, args: [x, d]}
+outputs: [y, z, c]
+)",
+                            "provenance.yaml");
+  const JudgePlan plan = make_judge_plan(m);
+  const Tolerance f32 = m.check.dtype_tolerance(DType::Float32), f64 = m.check.dtype_tolerance(DType::Float64);
+  EXPECT_EQ(plan.output_tol[0].atol, f32.atol) << "y goes through float32 values";
+  EXPECT_EQ(plan.output_tol[0].rtol, f32.rtol);
+  EXPECT_EQ(plan.output_tol[1].atol, f64.atol) << "z is float64 throughout";
+  EXPECT_EQ(plan.output_tol[2].atol, f64.atol) << "c reads a float32 input, computes in float64";
+  // Looked up by the output's dtype, float64 in both variants: the looser of the two applies.
+  EXPECT_EQ(plan.output_tolerance(0, DType::Float64).atol, f32.atol);
+}
+
 TEST(RunnerTest, DropoutWithAnotherMaskPassesAWrongScaleFails) {
   Model m = load_model_text(R"(format: gbcheck/v1
 name: drop
