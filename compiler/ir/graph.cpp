@@ -215,4 +215,28 @@ void collect_uses(const Node& node, std::set<ValueId>& out) {
   }
 }
 
+std::map<ValueId, const Node*> value_producers(const Graph& graph) {
+  std::map<ValueId, const Node*> producers;
+  for_each_node(graph.body, [&](const Node& n) {
+    for (ValueId o : n.outputs) producers[o] = &n;
+  });
+  return producers;
+}
+
+std::set<ValueId> upstream_values(const std::map<ValueId, const Node*>& producers, ValueId v) {
+  std::set<ValueId> seen;
+  std::vector<ValueId> pending = {v};
+  while (!pending.empty()) {
+    const ValueId u = pending.back();
+    pending.pop_back();
+    if (!seen.insert(u).second) continue;
+    auto it = producers.find(u);
+    if (it == producers.end()) continue;
+    std::set<ValueId> uses;
+    collect_uses(*it->second, uses);
+    pending.insert(pending.end(), uses.begin(), uses.end());
+  }
+  return seen;
+}
+
 }  // namespace gbc

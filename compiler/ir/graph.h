@@ -147,6 +147,13 @@ struct Graph {
 /// Adds every value `node` reads to `out`: its value args, and its nested blocks' args and results.
 void collect_uses(const Node& node, std::set<ValueId>& out);
 
+/// The node that computes each value, nested blocks included (values no node computes, graph
+/// inputs and block parameters, are absent).
+std::map<ValueId, const Node*> value_producers(const Graph& graph);
+/// v and every value it is computed from (through any chain of nodes, blocks included), each once;
+/// `producers` as value_producers gives them.
+std::set<ValueId> upstream_values(const std::map<ValueId, const Node*>& producers, ValueId v);
+
 /// Calls f(node) for every node, nested blocks included, in program order.
 template <typename F>
 void for_each_node(const Block& block, F&& f) {

@@ -1,8 +1,6 @@
 #include "compiler/passes/upcast_fp64.h"
 
-#include <map>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "compiler/ir/generic_op.h"
@@ -449,26 +447,15 @@ class Upcaster {
   UpcastOptions options_;
 };
 
-// Whether value v is computed from `from` (through any chain of nodes, blocks included).
-bool depends_on(const Graph& graph, ValueId v, ValueId from) {
-  std::map<ValueId, const Node*> producer;
-  for_each_node(graph.body, [&](const Node& n) {
-    for (ValueId o : n.outputs) producer[o] = &n;
-  });
-  std::vector<ValueId> pending = {v};
-  std::set<ValueId> seen;
-  while (!pending.empty()) {
-    const ValueId u = pending.back();
-    pending.pop_back();
-    if (u == from) return true;
-    if (!seen.insert(u).second) continue;
-    auto it = producer.find(u);
-    if (it == producer.end()) continue;
-    std::set<ValueId> uses;
-    collect_uses(*it->second, uses);
-    pending.insert(pending.end(), uses.begin(), uses.end());
+// The side of a comparison of two float tensors that is computed, when the other is a graph input
+// it is not computed from (a model's threshold passed as a tensor: seed 8103343).
+std::optional<size_t> independent_input_side(const Graph& graph, const Node& n) {
+  for (size_t side = 0; side < 2; ++side) {
+    const ValueId bound = n.args[1 - side].value, computed = n.args[side].value;
+    if (!graph.is_graph_input(bound) || graph.is_graph_input(computed)) continue;
+    if (!upstream_values(value_producers(graph), computed).count(bound)) return side;
   }
-  return false;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -505,11 +492,7 @@ std::optional<size_t> thresholded_float_arg(const Graph& graph, const Node& n) {
       // A comparison of a computed float with a graph input it does not depend on (a model's
       // threshold passed as a tensor: seed 8103343) thresholds the computed side, as a number does.
       if (n.op != OpId::Remainder && n.args.size() == 2 && float_tensor(n.args[0]) && float_tensor(n.args[1])) {
-        for (size_t side = 0; side < 2; ++side) {
-          const ValueId bound = n.args[1 - side].value, computed = n.args[side].value;
-          if (graph.is_graph_input(bound) && !graph.is_graph_input(computed) && !depends_on(graph, computed, bound))
-            return side;
-        }
+        if (const std::optional<size_t> side = independent_input_side(graph, n)) return side;
         // Two other float tensors: both sides' rounding decides it (threshold_partner_arg).
         return threshold_partner_arg(graph, n) ? std::optional<size_t>(0) : std::nullopt;
       }
@@ -539,11 +522,7 @@ std::optional<size_t> threshold_partner_arg(const Graph& graph, const Node& n) {
         !is_floating(graph.type(a.value).dtype))
       return std::nullopt;
   }
-  for (size_t side = 0; side < 2; ++side) {
-    const ValueId bound = n.args[1 - side].value, computed = n.args[side].value;
-    if (graph.is_graph_input(bound) && !graph.is_graph_input(computed) && !depends_on(graph, computed, bound))
-      return std::nullopt;  // a threshold passed as an input: thresholded_float_arg's own case
-  }
+  if (independent_input_side(graph, n)) return std::nullopt;  // a threshold passed as an input: thresholded_float_arg's own case
   return 1;
 }
 

@@ -32,25 +32,11 @@ void taint_block(const Graph& g, const Block& b, std::set<ValueId>& random, std:
 
 // The float dtypes of the values a node computes on the way to `out` (out included; graph inputs
 // are data, not computation). Nodes inside blocks count through the block's node.
-std::set<DType> computed_float_dtypes(const Graph& g, ValueId out) {
-  std::map<ValueId, const Node*> producer;
-  for_each_node(g.body, [&](const Node& n) {
-    for (ValueId v : n.outputs) producer[v] = &n;
-  });
+std::set<DType> computed_float_dtypes(const Graph& g, const std::map<ValueId, const Node*>& producers, ValueId out) {
   std::set<DType> dtypes;
-  std::set<ValueId> seen;
-  std::vector<ValueId> pending = {out};
-  while (!pending.empty()) {
-    const ValueId v = pending.back();
-    pending.pop_back();
-    if (!seen.insert(v).second) continue;
-    auto it = producer.find(v);
-    if (it == producer.end()) continue;
+  for (ValueId v : upstream_values(producers, out)) {
     const ValueType& t = g.type(v);
-    if (t.is_tensor() && is_floating(t.dtype)) dtypes.insert(t.dtype);
-    std::set<ValueId> uses;
-    collect_uses(*it->second, uses);
-    pending.insert(pending.end(), uses.begin(), uses.end());
+    if (producers.count(v) && t.is_tensor() && is_floating(t.dtype)) dtypes.insert(t.dtype);
   }
   return dtypes;
 }
@@ -77,14 +63,17 @@ JudgePlan make_judge_plan(const Model& model) {
   taint_block(g, g.body, random, random_writes);
   const std::set<ValueId> zero_sign_pinned = values_with_pinned_zero_sign(g);
   const AliasAnalysis alias(g);
-  // The other dtype variants' aliasing (`dtypes:` lists): a `to` of a dtype an input has in one
-  // variant only returns that input there, so a write through it writes the input (seed 8100868).
-  std::vector<AliasAnalysis> variant_aliases;
+  // The graph in each other dtype variant (`dtypes:` lists), with its aliasing: a `to` of a dtype
+  // an input has in one variant only returns that input there, so a write through it writes the
+  // input (seed 8100868).
+  std::vector<Graph> variant_graphs;
   for (int64_t k = 1; k < model.dtype_variants(); ++k) {
     Graph retyped;
     Diagnostics diags;
-    if (model.graph_for_variant(k, retyped, diags)) variant_aliases.emplace_back(retyped);
+    if (model.graph_for_variant(k, retyped, diags)) variant_graphs.push_back(std::move(retyped));
   }
+  std::vector<AliasAnalysis> variant_aliases;
+  for (const Graph& variant : variant_graphs) variant_aliases.emplace_back(variant);
   auto may_be_mutated = [&](ValueId v) {
     return alias.may_be_mutated(v) ||
            std::any_of(variant_aliases.begin(), variant_aliases.end(), [v](const AliasAnalysis& a) { return a.may_be_mutated(v); });
@@ -99,13 +88,8 @@ JudgePlan make_judge_plan(const Model& model) {
     if (const std::optional<size_t> partner = threshold_partner_arg(g, n)) p.capture.insert(n.args[*partner].value);
   });
 
-  // Each dtype variant's graph (the graph as loaded first), for the dtypes an output is computed through.
-  std::vector<Graph> variant_graphs;
-  for (int64_t k = 1; k < model.dtype_variants(); ++k) {
-    Graph retyped;
-    Diagnostics diags;
-    if (model.graph_for_variant(k, retyped, diags)) variant_graphs.push_back(std::move(retyped));
-  }
+  std::vector<std::map<ValueId, const Node*>> variant_producers;
+  for (const Graph& variant : variant_graphs) variant_producers.push_back(value_producers(variant));
   for (ValueId o : g.outputs) {
     const ValueType& t = g.type(o);
     const std::string name = g.name_of(o);
@@ -115,17 +99,17 @@ JudgePlan make_judge_plan(const Model& model) {
     // A float output is as precise as the least precise float its computation stores on the way
     // (a float64 result of a float32 silu: seed 8802227): it gets that dtype's tolerance too, in
     // any variant (tolerances are looked up by the output's dtype, which variants may share).
-    auto loosen = [&](const Graph& variant) {
+    auto loosen = [&](const Graph& variant, const std::map<ValueId, const Node*>& producers) {
       const DType out = variant.type(o).dtype;
       if (!is_floating(out)) return;
       Tolerance& tol = by_dtype[out];
-      for (DType d : computed_float_dtypes(variant, o)) {
+      for (DType d : computed_float_dtypes(variant, producers, o)) {
         const Tolerance& through = c.tolerance_for(d, name);
         tol = {std::max(tol.rtol, through.rtol), std::max(tol.atol, through.atol)};
       }
     };
-    loosen(g);
-    for (const Graph& variant : variant_graphs) loosen(variant);
+    loosen(g, producer);
+    for (size_t k = 0; k < variant_graphs.size(); ++k) loosen(variant_graphs[k], variant_producers[k]);
     p.output_tol.push_back(by_dtype[t.dtype]);
     p.output_tol_by_dtype.push_back(std::move(by_dtype));
     p.output_random.push_back(random.count(o) != 0);
